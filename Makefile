@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ext4fc: ext4's fast-commit engine as out-of-tree modules jbd2fc.ko and
+# ext4fc.ko, built from the installed linux-source-6.1 tarball and tested
+# in QEMU.  See README.md; 'make help' lists the targets.
+
+SHELL := /bin/bash
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD ?= $(TOP)/build
+TARBALL ?= /usr/src/linux-source-6.1.tar.xz
+KVER ?= $(shell $(TOP)/scripts/kver.sh 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+SRC := $(BUILD)/src
+JOBS ?= $(shell nproc)
+Q ?= @
+
+export KVER BUILD TARBALL
+
+# What 'make deps' installs (Debian 12).  Targets that miss one say which.
+PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
+	gcc make libc6-dev kmod xz-utils git qemu-system-x86 busybox-static \
+	e2fsprogs cpio dmsetup shellcheck
+
+MODULES := $(BUILD)/jbd2fc.ko $(BUILD)/ext4fc.ko
+HELPERS := $(BUILD)/bin/fsop
+INITRAMFS := $(BUILD)/initramfs.cpio.gz
+
+# Our own files overlaid into build/src, and the series.
+OWN_FILES := $(wildcard $(TOP)/ext4fc/*.[ch] $(TOP)/jbd2fc/*.[ch]) \
+	$(shell find $(TOP)/include -name '*.h' 2>/dev/null)
+SERIES := $(foreach c,include jbd2fc ext4fc,$(TOP)/$(c)/patches/series \
+	$(wildcard $(TOP)/$(c)/patches/*.patch))
+PREP_INPUTS := $(TARBALL) $(TOP)/scripts/prepare-src.sh \
+	$(TOP)/scripts/rename.sed $(TOP)/scripts/rename-kbuild.sed \
+	$(TOP)/scripts/gen-symbols.sh $(SERIES) $(OWN_FILES)
+# Everything kbuild compiles (through the overlay links too).
+KSOURCES := $(shell test -d $(SRC) && find $(SRC)/fs $(SRC)/include \
+	\( -name '*.[ch]' -o -name Makefile \) 2>/dev/null)
+
+# Rebuild when KVER changes.
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(BUILD)/kver 2>/dev/null)" = "$(KVER)" ] || \
+	echo "$(KVER)" >$(BUILD)/kver; })
+
+need = @command -v $(1) >/dev/null 2>&1 || { \
+	echo "$(2) is not installed ($(1) not found): run 'make deps' (or apt-get install $(2))" >&2; exit 1; }
+
+.PHONY: all help deps modules src export-patches reset-src initramfs helpers \
+	run check style clean distclean check-kver
+
+all: modules helpers initramfs
+
+help:
+	@echo "make                build build/{jbd2fc,ext4fc}.ko, helpers, initramfs"
+	@echo "make run            demo: mount ext4fc in QEMU, fsync, power cut, replay"
+	@echo "make check          the test suite in QEMU (fstests-like output)"
+	@echo "make deps           install the Debian packages (as root)"
+	@echo "make export-patches turn commits made in build/src into patches/series"
+	@echo "make reset-src      drop build/src (work not exported is lost) and redo it"
+	@echo "make style          checkpatch on our C files and patches, shellcheck"
+	@echo "make clean          remove build outputs but keep build/src"
+	@echo "make distclean      remove build/ entirely"
+	@echo "variables: KVER=$(KVER) TARBALL=$(TARBALL) BUILD=$(BUILD) JOBS=$(JOBS)"
+
+deps:
+	@if [ "$$(id -u)" != 0 ]; then echo "make deps installs packages: run it as root" >&2; exit 1; fi
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(PACKAGES)
+
+check-kver:
+	@if [ -z "$(KVER)" ]; then $(TOP)/scripts/kver.sh >/dev/null; exit 1; fi
+	@test -e $(KDIR)/Makefile || { echo "kernel headers missing: $(KDIR) (install linux-headers-$(KVER) or run 'make deps')" >&2; exit 1; }
+
+# --- the kernel tree -------------------------------------------------------
+
+src: $(BUILD)/.src-stamp
+
+$(BUILD)/.src-stamp: $(PREP_INPUTS) $(BUILD)/kver | check-kver
+	$(call need,git,git)
+	$(call need,xz,xz-utils)
+	$(Q)ver=$$($(TOP)/scripts/versions.sh $(KVER) $(TARBALL)) && \
+		EXPECT_VERSION=$${ver%% *} $(TOP)/scripts/prepare-src.sh
+	$(Q)touch $@
+
+modules: $(MODULES)
+
+$(BUILD)/.modules-stamp: $(BUILD)/.src-stamp $(KSOURCES) $(TOP)/Kbuild $(BUILD)/kver | check-kver
+	$(call need,gcc,gcc)
+	$(Q)$(MAKE) -s -C $(KDIR) M=$(SRC) -j$(JOBS) modules
+	$(Q)for m in fs/jbd2/jbd2fc fs/ext4/ext4fc; do \
+		cmp -s $(SRC)/$$m.ko $(BUILD)/$${m##*/}.ko || \
+			install -m 644 $(SRC)/$$m.ko $(BUILD)/$${m##*/}.ko; done
+	$(Q)touch $@
+
+$(MODULES): $(BUILD)/.modules-stamp
+	@:
+
+export-patches:
+	$(Q)$(TOP)/scripts/export-patches.sh
+	$(Q)touch $(BUILD)/.src-stamp
+
+reset-src:
+	rm -rf $(SRC) $(BUILD)/.src-stamp $(BUILD)/.modules-stamp
+	$(Q)$(MAKE) --no-print-directory src
+
+# --- guest side ------------------------------------------------------------
+
+helpers: $(HELPERS)
+
+$(BUILD)/bin/fsop: $(TOP)/tests/src/fsop.c
+	$(call need,gcc,gcc)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
+	$(Q)gcc -static -O2 -Wall -Wextra -o $@ $<
+
+initramfs: $(INITRAMFS)
+
+$(INITRAMFS): $(TOP)/initramfs/build.sh $(TOP)/initramfs/files.list \
+		$(TOP)/initramfs/init $(MODULES) $(HELPERS) $(BUILD)/kver
+	$(Q)$(TOP)/initramfs/build.sh $@
+
+# --- running ---------------------------------------------------------------
+
+run: all
+	$(Q)$(TOP)/tests/demo.sh
+
+check: all
+	$(Q)$(TOP)/tests/check.sh
+
+style: $(BUILD)/.src-stamp
+	$(call need,shellcheck,shellcheck)
+	$(Q)$(TOP)/scripts/style.sh
+
+clean:
+	$(Q)if [ -d $(SRC) ] && [ -n "$(KVER)" ]; then $(MAKE) -s -C $(KDIR) M=$(SRC) clean; fi
+	rm -rf $(MODULES) $(BUILD)/bin $(INITRAMFS) $(BUILD)/.modules-stamp $(BUILD)/results
+
+distclean:
+	rm -rf $(BUILD)

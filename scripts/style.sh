@@ -1,0 +1,48 @@
+#!/bin/bash
+# style.sh: kernel coding style on our C files and patches (the tarball's
+# scripts/checkpatch.pl), shellcheck on our shell.  Exits 1 on any
+# checkpatch error or shellcheck finding; checkpatch warnings are printed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cp=${BUILD:-$top/build}/upstream/scripts/checkpatch.pl
+[[ -x "$cp" ]] || { echo "style: $cp missing: run 'make src' first" >&2; exit 1; }
+cd "$top" || exit 1
+
+fail=0
+opts=(--no-tree --quiet --show-types --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES)
+mapfile -t cfiles < <(git ls-files --cached --others --exclude-standard \
+	'ext4fc/*.[ch]' 'jbd2fc/*.[ch]' 'include/*.h' 'tests/*.c' 'tests/*.h')
+mapfile -t patches < <(git ls-files --cached --others --exclude-standard '*/patches/*.patch')
+
+for f in "${cfiles[@]}"; do
+	out=$("$cp" "${opts[@]}" -f "$f" 2>&1)
+	if grep -q '^ERROR:' <<<"$out"; then
+		echo "$out"
+		fail=1
+	elif [[ -n "$out" ]]; then
+		echo "$out"
+	fi
+done
+for p in "${patches[@]}"; do
+	out=$("$cp" "${opts[@]}" "$p" 2>&1)
+	if grep -q '^ERROR:' <<<"$out"; then
+		echo "$out"
+		fail=1
+	elif [[ -n "$out" ]]; then
+		echo "$out"
+	fi
+done
+echo "checkpatch: ${#cfiles[@]} C file(s), ${#patches[@]} patch(es)"
+
+mapfile -t host_sh < <(git ls-files --cached --others --exclude-standard '*.sh' 'run-qemu.sh' '.ci/run' |
+	sort -u)
+mapfile -t guest_sh < <(git ls-files --cached --others --exclude-standard 'initramfs/init' 'tests/guest/*')
+if ((${#host_sh[@]})) && ! shellcheck "${host_sh[@]}"; then
+	fail=1
+fi
+if ((${#guest_sh[@]})) && ! shellcheck -s sh "${guest_sh[@]}"; then
+	fail=1
+fi
+echo "shellcheck: ${#host_sh[@]} host script(s), ${#guest_sh[@]} guest script(s)"
+exit $fail
