@@ -35,7 +35,7 @@ PREP_INPUTS := $(TARBALL) $(TOP)/scripts/prepare-src.sh \
 	$(TOP)/scripts/gen-symbols.sh $(SERIES) $(OWN_FILES)
 # Everything kbuild compiles (through the overlay links too).
 KSOURCES := $(shell test -d $(SRC) && find $(SRC)/fs $(SRC)/include \
-	\( -name '*.[ch]' -o -name Makefile \) 2>/dev/null)
+	\( -name '*.[ch]' ! -name '*.mod.c' -o -name Makefile \) 2>/dev/null)
 
 # Rebuild when KVER changes.
 $(shell mkdir -p $(BUILD) && { [ "$$(cat $(BUILD)/kver 2>/dev/null)" = "$(KVER)" ] || \

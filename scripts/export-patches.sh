@@ -69,7 +69,7 @@ while read -r commit; do
 	last=$c
 	n=$((count[$c] + 1))
 	count[$c]=$n
-	g format-patch -q -1 --zero-commit --no-signature --start-number "$n" \
+	g format-patch -q -1 --zero-commit --no-signature --signoff --start-number "$n" \
 		-o "$tmp/$c" "$commit" >/dev/null
 done < <(g rev-list --reverse renamed..HEAD)
 

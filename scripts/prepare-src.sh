@@ -105,7 +105,7 @@ extract() {
 	mv "$build/upstream.new" "$build/upstream"
 
 	g init -q
-	g config user.name "ext4fc build"
+	g config user.name "ext4fc developers"
 	g config user.email "ext4fc@localhost"
 	g config core.autocrlf false
 	write_excludes

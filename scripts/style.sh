@@ -10,7 +10,7 @@ cp=${BUILD:-$top/build}/upstream/scripts/checkpatch.pl
 cd "$top" || exit 1
 
 fail=0
-opts=(--no-tree --quiet --show-types --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES)
+opts=(--no-tree --quiet --show-types --ignore "SPDX_LICENSE_TAG,FILE_PATH_CHANGES")
 mapfile -t cfiles < <(git ls-files --cached --others --exclude-standard \
 	'ext4fc/*.[ch]' 'jbd2fc/*.[ch]' 'include/*.h' 'tests/*.c' 'tests/*.h')
 mapfile -t patches < <(git ls-files --cached --others --exclude-standard '*/patches/*.patch')
@@ -25,7 +25,8 @@ for f in "${cfiles[@]}"; do
 	fi
 done
 for p in "${patches[@]}"; do
-	out=$("$cp" "${opts[@]}" "$p" 2>&1)
+	# from stdin: given a path inside a git checkout, checkpatch misreads it
+	out=$("$cp" "${opts[@]}" - <"$p" 2>&1)
 	if grep -q '^ERROR:' <<<"$out"; then
 		echo "$out"
 		fail=1
