@@ -56,5 +56,7 @@ s|"jbd2-journal:(%u:%u)"|"jbd2fc-journal:(%u:%u)"|g
 
 # Log prefixes, so a console with both file systems reads unambiguously.
 s|"EXT4-fs|"EXT4FC-fs|g
+s|"%sEXT4-fs |"%sEXT4FC-fs |g
+s|"%sEXT4-fs:|"%sEXT4FC-fs:|g
 s|"JBD2: |"JBD2FC: |g
 s|"JBD2 |"JBD2FC |g

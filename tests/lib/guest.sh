@@ -1,0 +1,87 @@
+# shellcheck shell=sh
+# guest.sh: helpers for guest test scripts (POSIX sh, busybox).
+# Sourced as: . "$TESTDIR/guest.sh"   (run-qemu.sh -f tests/lib/guest.sh)
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+info() {
+	echo "  $*"
+}
+
+# mark NAME: a marker in the kernel log; dmesg_check looks only after it.
+mark() {
+	_mark="ext4fc-test: $1 $$"
+	echo "$_mark" >/dev/kmsg
+}
+
+# dmesg_since_mark: kernel log lines after the last mark(), raw (<prio>).
+dmesg_since_mark() {
+	dmesg -r | awk -v m="$_mark" 'found { print } index($0, m) { found = 1 }'
+}
+
+# dmesg_check: fail if anything at KERN_WARNING or worse was logged since
+# the mark, other than the taint lines an unsigned out-of-tree module gets.
+dmesg_check() {
+	_bad=$(dmesg_since_mark | awk '
+		{
+			p = $0; sub(/^</, "", p); sub(/>.*/, "", p)
+			if (p % 8 > 4 || int(p / 8) != 0)
+				next
+		}
+		/loading out-of-tree module taints kernel/ { next }
+		/module verification failed: signature and\/or required key missing/ { next }
+		{ print }')
+	if [ -n "$_bad" ]; then
+		echo "unexpected kernel messages (warning or worse):"
+		echo "$_bad"
+		fail "dmesg not clean"
+	fi
+}
+
+# dmesg_has TEXT: the kernel logged TEXT since the mark.
+dmesg_has() {
+	dmesg_since_mark | grep -qF -- "$1"
+}
+
+# fc_stat DEV FIELD: a number from /proc/fs/ext4fc/DEV/fc_info
+# (FIELD: commits, ineligible, numblks).
+fc_stat() {
+	awk -v f="$2" '$2 == f { print $1; exit }' "/proc/fs/${FCFS:-ext4fc}/$1/fc_info"
+}
+
+# fc_reason DEV TEXT: the count of one ineligibility reason.
+fc_reason() {
+	awk -F'\t' -v r="\"$2\":" '$1 == r { print $2; exit }' "/proc/fs/${FCFS:-ext4fc}/$1/fc_info"
+}
+
+# manifest DIR: one line per entry below DIR: for a regular file its
+# name, size, mode, nlink, uid, gid, mtime, ctime and content hash (atime
+# is left out: reading changes it); for anything else its name and mode.
+manifest() {
+	(cd "$1" && find . | sort | while read -r f; do
+		if [ -f "$f" ]; then
+			echo "$f $(fsop stat "$f" | awk '{ $6 = ""; print }') $(fsop cksum "$f")"
+		else
+			echo "$f $(fsop stat "$f" | awk '{ print $2 }')"
+		fi
+	done)
+}
+
+load_ext4fc() {
+	modprobe ext4fc || fail "modprobe ext4fc failed"
+	grep -qw ext4fc /proc/filesystems || fail "ext4fc not in /proc/filesystems"
+}
+
+# must CMD...: run CMD; the test fails if it does.
+must() {
+	"$@" || fail "$* (status $?)"
+}
+
+# write_fsync FILE OFFSET LEN SEED: fsop pwrite, then fsync FILE.
+write_fsync() {
+	must fsop pwrite "$@"
+	must fsop fsync "$1"
+}
