@@ -36,9 +36,13 @@ for p in "${patches[@]}"; do
 done
 echo "checkpatch: ${#cfiles[@]} C file(s), ${#patches[@]} patch(es)"
 
-mapfile -t host_sh < <(git ls-files --cached --others --exclude-standard '*.sh' 'run-qemu.sh' '.ci/run' |
-	sort -u)
-mapfile -t guest_sh < <(git ls-files --cached --others --exclude-standard 'initramfs/init' 'tests/guest/*')
+files() {
+	git ls-files --cached --others --exclude-standard "$@" | sort -u
+}
+# Host: bash.  Guest (busybox sh): init, *.guest, the guest library.
+mapfile -t host_sh < <(files '*.sh' run-qemu.sh .ci/run 'tests/*/[0-9][0-9][0-9]' |
+	grep -v '^tests/lib/guest.sh$')
+mapfile -t guest_sh < <(files initramfs/init '*.guest' tests/lib/guest.sh)
 if ((${#host_sh[@]})) && ! shellcheck "${host_sh[@]}"; then
 	fail=1
 fi

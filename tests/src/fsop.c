@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fsop - file system operations for the ext4fc tests that busybox lacks.
+ *
+ * One binary, linked static (gcc -static -O2 -Wall) into build/bin/fsop
+ * so it runs in the QEMU guest without libraries (and on the host).
+ *
+ * Each subcommand does one system call (or one loop of them) on its
+ * arguments and reports the result by its exit status: 0 done, 1 the
+ * operation failed (a message names the operation, the file and the
+ * error), 2 bad usage.  Sizes and offsets are decimal, 0x hex, or carry a
+ * K, M, G or T suffix (powers of 1024).
+ *
+ * The data pattern of pwrite/verify depends only on the seed and the
+ * absolute file offset, so any range can be checked after a crash without
+ * knowing how it was written.  cksum is FNV-1a (64 bit) of the contents,
+ * the same on every run and every machine.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/xattr.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <linux/types.h>
+
+#ifndef EXT4_IOC_SHUTDOWN
+#define EXT4_IOC_SHUTDOWN		_IOR('X', 125, __u32)
+#endif
+#define EXT4_GOING_FLAGS_DEFAULT	0x0	/* going down */
+#define EXT4_GOING_FLAGS_LOGFLUSH	0x1	/* flush log but not data */
+#define EXT4_GOING_FLAGS_NOLOGFLUSH	0x2	/* flush neither log nor data */
+
+#define BUF_SIZE	(1 << 20)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define FNV64_OFFSET	0xcbf29ce484222325ULL
+#define FNV64_PRIME	0x100000001b3ULL
+
+static const char *prog = "fsop";
+
+static int fail(const char *op, const char *path)
+{
+	fprintf(stderr, "%s: %s %s: %s\n", prog, op, path, strerror(errno));
+	return 1;
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (run '%s help')\n", prog);
+	return 2;
+}
+
+/* Parse a non-negative size; returns 0, or -1 when @s is not one. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (*s == '-' || *s == '\0')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	case 't': case 'T':
+		shift = 40;
+		break;
+	case '\0':
+		break;
+	default:
+		return -1;
+	}
+	if (shift && *++end != '\0')
+		return -1;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -1;
+	v <<= shift;
+	if (v > INT64_MAX)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int get_size(const char *what, const char *s, uint64_t *out)
+{
+	if (parse_size(s, out) == 0)
+		return 0;
+	fprintf(stderr, "%s: bad %s '%s': want a number, e.g. 4096, 0x1000, 4K\n",
+		prog, what, s);
+	return 2;
+}
+
+/* splitmix64 finalizer: the pattern's 8 bytes at word @w of seed @seed. */
+static uint64_t pattern_word(uint64_t seed, uint64_t w)
+{
+	uint64_t z = w ^ (seed * 0xd6e8feb86659fd93ULL);
+
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void pattern_fill(unsigned char *buf, size_t len, uint64_t off,
+			 uint64_t seed)
+{
+	uint64_t word = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++, off++) {
+		if (i == 0 || (off & 7) == 0)
+			word = pattern_word(seed, off >> 3);
+		buf[i] = word >> (8 * (off & 7));
+	}
+}
+
+static unsigned char *get_buf(void)
+{
+	static unsigned char *buf;
+
+	if (!buf)
+		buf = malloc(BUF_SIZE);
+	if (!buf) {
+		perror(prog);
+		exit(1);
+	}
+	return buf;
+}
+
+static int open_path(const char *op, const char *path, int flags, int *fd)
+{
+	*fd = open(path, flags, 0644);
+	if (*fd < 0)
+		return fail(op, path);
+	return 0;
+}
+
+static int close_fd(const char *op, const char *path, int fd)
+{
+	if (close(fd))
+		return fail(op, path);
+	return 0;
+}
+
+static int cmd_shutdown(char **argv)
+{
+	const char *mode = argv[1] ? argv[1] : "default";
+	__u32 flags;
+	int fd, ret;
+
+	if (!strcmp(mode, "default"))
+		flags = EXT4_GOING_FLAGS_DEFAULT;
+	else if (!strcmp(mode, "logflush"))
+		flags = EXT4_GOING_FLAGS_LOGFLUSH;
+	else if (!strcmp(mode, "nologflush"))
+		flags = EXT4_GOING_FLAGS_NOLOGFLUSH;
+	else
+		return bad_usage("shutdown: unknown mode '%s' (default, logflush or nologflush)",
+				 mode);
+	ret = open_path("shutdown", argv[0], O_RDONLY, &fd);
+	if (ret)
+		return ret;
+	if (ioctl(fd, EXT4_IOC_SHUTDOWN, &flags))
+		return fail("shutdown", argv[0]);
+	return close_fd("shutdown", argv[0], fd);
+}
+
+static int do_sync(const char *op, const char *path, int (*fn)(int))
+{
+	int fd, ret;
+
+	ret = open_path(op, path, O_RDONLY, &fd);
+	if (ret)
+		return ret;
+	if (fn(fd))
+		return fail(op, path);
+	return close_fd(op, path, fd);
+}
+
+static int cmd_fsync(char **argv)
+{
+	return do_sync("fsync", argv[0], fsync);
+}
+
+static int cmd_fdatasync(char **argv)
+{
+	return do_sync("fdatasync", argv[0], fdatasync);
+}
+
+static int cmd_syncfs(char **argv)
+{
+	return do_sync("syncfs", argv[0], syncfs);
+}
+
+static int cmd_pwrite(char **argv)
+{
+	uint64_t off, len, seed = 0;
+	unsigned char *buf = get_buf();
+	int fd, ret;
+
+	ret = get_size("offset", argv[1], &off) ?:
+	      get_size("length", argv[2], &len) ?:
+	      (argv[3] ? get_size("seed", argv[3], &seed) : 0);
+	if (ret)
+		return ret;
+	ret = open_path("pwrite", argv[0], O_WRONLY | O_CREAT, &fd);
+	if (ret)
+		return ret;
+	while (len) {
+		size_t n = len < BUF_SIZE ? len : BUF_SIZE;
+		ssize_t done;
+
+		pattern_fill(buf, n, off, seed);
+		done = pwrite(fd, buf, n, off);
+		if (done < 0)
+			return fail("pwrite", argv[0]);
+		if (done == 0) {
+			errno = EIO;
+			return fail("pwrite", argv[0]);
+		}
+		off += done;
+		len -= done;
+	}
+	return close_fd("pwrite", argv[0], fd);
+}
+
+static int cmd_verify(char **argv)
+{
+	uint64_t off, len, seed = 0;
+	unsigned char *buf = get_buf();
+	unsigned char want[64];
+	int fd, ret;
+
+	ret = get_size("offset", argv[1], &off) ?:
+	      get_size("length", argv[2], &len) ?:
+	      (argv[3] ? get_size("seed", argv[3], &seed) : 0);
+	if (ret)
+		return ret;
+	ret = open_path("verify", argv[0], O_RDONLY, &fd);
+	if (ret)
+		return ret;
+	while (len) {
+		size_t n = len < BUF_SIZE ? len : BUF_SIZE;
+		ssize_t got, i;
+
+		got = pread(fd, buf, n, off);
+		if (got < 0)
+			return fail("verify", argv[0]);
+		if (got == 0) {
+			fprintf(stderr, "%s: verify %s: file ends at offset %" PRIu64
+				", %" PRIu64 " bytes short\n",
+				prog, argv[0], off, len);
+			return 1;
+		}
+		for (i = 0; i < got; i += sizeof(want)) {
+			size_t m = (size_t)(got - i) < sizeof(want) ?
+				   (size_t)(got - i) : sizeof(want);
+			size_t j;
+
+			pattern_fill(want, m, off + i, seed);
+			if (!memcmp(buf + i, want, m))
+				continue;
+			for (j = 0; buf[i + j] == want[j]; j++)
+				;
+			fprintf(stderr, "%s: verify %s: mismatch at offset %" PRIu64
+				": 0x%02x, want 0x%02x (seed %" PRIu64 ")\n",
+				prog, argv[0], off + i + j, buf[i + j], want[j],
+				seed);
+			return 1;
+		}
+		off += got;
+		len -= got;
+	}
+	return close_fd("verify", argv[0], fd);
+}
+
+static int cmd_fallocate(char **argv)
+{
+	static const struct {
+		const char *name;
+		int mode;
+	} modes[] = {
+		{ "keep", FALLOC_FL_KEEP_SIZE },
+		{ "nokeep", 0 },
+		{ "punch", FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE },
+		{ "zero", FALLOC_FL_ZERO_RANGE },
+		{ "collapse", FALLOC_FL_COLLAPSE_RANGE },
+		{ "insert", FALLOC_FL_INSERT_RANGE },
+	};
+	uint64_t off, len;
+	size_t i;
+	int fd, ret, flags = O_WRONLY;
+
+	for (i = 0; i < ARRAY_SIZE(modes); i++)
+		if (!strcmp(argv[1], modes[i].name))
+			break;
+	if (i == ARRAY_SIZE(modes))
+		return bad_usage("fallocate: unknown mode '%s' (keep, nokeep, punch, zero, collapse, insert)",
+				 argv[1]);
+	ret = get_size("offset", argv[2], &off) ?:
+	      get_size("length", argv[3], &len);
+	if (ret)
+		return ret;
+	if (!(modes[i].mode & ~FALLOC_FL_KEEP_SIZE))
+		flags |= O_CREAT;	/* plain allocation may create the file */
+	ret = open_path("fallocate", argv[0], flags, &fd);
+	if (ret)
+		return ret;
+	if (fallocate(fd, modes[i].mode, off, len))
+		return fail("fallocate", argv[0]);
+	return close_fd("fallocate", argv[0], fd);
+}
+
+static int cmd_truncate(char **argv)
+{
+	uint64_t size;
+	int ret;
+
+	ret = get_size("size", argv[1], &size);
+	if (ret)
+		return ret;
+	if (truncate(argv[0], size))
+		return fail("truncate", argv[0]);
+	return 0;
+}
+
+static int cmd_rename_exchange(char **argv)
+{
+	if (renameat2(AT_FDCWD, argv[0], AT_FDCWD, argv[1], RENAME_EXCHANGE)) {
+		fprintf(stderr, "%s: rename-exchange %s %s: %s\n",
+			prog, argv[0], argv[1], strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_setxattr(char **argv)
+{
+	const char *value = argv[2] ? argv[2] : "";
+
+	if (setxattr(argv[0], argv[1], value, strlen(value), 0))
+		return fail("setxattr", argv[0]);
+	return 0;
+}
+
+static int cmd_removexattr(char **argv)
+{
+	if (removexattr(argv[0], argv[1]))
+		return fail("removexattr", argv[0]);
+	return 0;
+}
+
+static int cmd_getxattr(char **argv)
+{
+	char *buf = (char *)get_buf();
+	ssize_t n;
+
+	n = getxattr(argv[0], argv[1], buf, BUF_SIZE);
+	if (n < 0)
+		return fail("getxattr", argv[0]);
+	fwrite(buf, 1, n, stdout);
+	putchar('\n');
+	return 0;
+}
+
+static int cmd_listxattr(char **argv)
+{
+	char *buf = (char *)get_buf();
+	ssize_t n, i;
+
+	n = llistxattr(argv[0], buf, BUF_SIZE);
+	if (n < 0)
+		return fail("listxattr", argv[0]);
+	for (i = 0; i < n; i += strlen(buf + i) + 1)
+		puts(buf + i);
+	return 0;
+}
+
+static int get_flags(const char *op, const char *path, int *fd, int *flags)
+{
+	int ret;
+
+	ret = open_path(op, path, O_RDONLY | O_NONBLOCK, fd);
+	if (ret)
+		return ret;
+	if (ioctl(*fd, FS_IOC_GETFLAGS, flags))
+		return fail(op, path);
+	return 0;
+}
+
+static int cmd_setflags(char **argv)
+{
+	int fd, flags, ret;
+
+	if (strcmp(argv[1], "+j") && strcmp(argv[1], "-j"))
+		return bad_usage("setflags: unknown change '%s' (+j or -j)",
+				 argv[1]);
+	ret = get_flags("setflags", argv[0], &fd, &flags);
+	if (ret)
+		return ret;
+	if (argv[1][0] == '+')
+		flags |= FS_JOURNAL_DATA_FL;
+	else
+		flags &= ~FS_JOURNAL_DATA_FL;
+	if (ioctl(fd, FS_IOC_SETFLAGS, &flags))
+		return fail("setflags", argv[0]);
+	return close_fd("setflags", argv[0], fd);
+}
+
+static int cmd_getflags(char **argv)
+{
+	int fd, flags, ret;
+
+	ret = get_flags("getflags", argv[0], &fd, &flags);
+	if (ret)
+		return ret;
+	printf("0x%08x\n", flags);
+	return close_fd("getflags", argv[0], fd);
+}
+
+static int cmd_stat(char **argv)
+{
+	struct stat st;
+
+	if (lstat(argv[0], &st))
+		return fail("stat", argv[0]);
+	printf("%lld %o %lu %u %u %lld.%09ld %lld.%09ld %lld.%09ld\n",
+	       (long long)st.st_size, st.st_mode, (unsigned long)st.st_nlink,
+	       st.st_uid, st.st_gid,
+	       (long long)st.st_atim.tv_sec, st.st_atim.tv_nsec,
+	       (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+	       (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+	return 0;
+}
+
+static int cmd_cksum(char **argv)
+{
+	unsigned char *buf = get_buf();
+	uint64_t hash = FNV64_OFFSET, size = 0;
+	ssize_t n, i;
+	int fd, ret;
+
+	ret = open_path("cksum", argv[0], O_RDONLY, &fd);
+	if (ret)
+		return ret;
+	while ((n = read(fd, buf, BUF_SIZE)) > 0) {
+		for (i = 0; i < n; i++)
+			hash = (hash ^ buf[i]) * FNV64_PRIME;
+		size += n;
+	}
+	if (n < 0)
+		return fail("cksum", argv[0]);
+	printf("%016" PRIx64 " %" PRIu64 "\n", hash, size);
+	return close_fd("cksum", argv[0], fd);
+}
+
+static const struct command {
+	const char *name;
+	int min_args;
+	int max_args;
+	const char *args;
+	const char *help;
+	int (*fn)(char **argv);	/* argv[n] is NULL past the last */
+} commands[] = {
+	{ "shutdown", 1, 2, "PATH [default|logflush|nologflush]",
+	  "EXT4_IOC_SHUTDOWN the file system of PATH (mode default: default)",
+	  cmd_shutdown },
+	{ "fsync", 1, 1, "FILE", "fsync(2) FILE (or directory)", cmd_fsync },
+	{ "fdatasync", 1, 1, "FILE", "fdatasync(2) FILE", cmd_fdatasync },
+	{ "syncfs", 1, 1, "PATH", "syncfs(2) the file system of PATH",
+	  cmd_syncfs },
+	{ "pwrite", 3, 4, "FILE OFFSET LEN [SEED]",
+	  "write the pattern of SEED (default 0) at OFFSET; creates, never truncates",
+	  cmd_pwrite },
+	{ "verify", 3, 4, "FILE OFFSET LEN [SEED]",
+	  "check that FILE holds the pwrite pattern of SEED there", cmd_verify },
+	{ "fallocate", 4, 4, "FILE MODE OFFSET LEN",
+	  "fallocate(2); MODE: keep nokeep punch zero collapse insert",
+	  cmd_fallocate },
+	{ "truncate", 2, 2, "FILE SIZE", "truncate(2)", cmd_truncate },
+	{ "rename-exchange", 2, 2, "A B", "renameat2(2) RENAME_EXCHANGE",
+	  cmd_rename_exchange },
+	{ "setxattr", 2, 3, "FILE NAME [VALUE]",
+	  "setxattr(2) NAME (e.g. user.x) to VALUE (default empty)",
+	  cmd_setxattr },
+	{ "removexattr", 2, 2, "FILE NAME", "removexattr(2)", cmd_removexattr },
+	{ "getxattr", 2, 2, "FILE NAME", "print the value of NAME",
+	  cmd_getxattr },
+	{ "listxattr", 1, 1, "FILE", "print the xattr names, one a line",
+	  cmd_listxattr },
+	{ "setflags", 2, 2, "FILE +j|-j",
+	  "set or clear FS_JOURNAL_DATA_FL (FS_IOC_SETFLAGS)", cmd_setflags },
+	{ "getflags", 1, 1, "FILE", "print FS_IOC_GETFLAGS in hex",
+	  cmd_getflags },
+	{ "stat", 1, 1, "FILE",
+	  "lstat: size mode(octal) nlink uid gid atime mtime ctime (s.ns)",
+	  cmd_stat },
+	{ "cksum", 1, 1, "FILE",
+	  "FNV-1a 64 of the contents (hex) and the byte count", cmd_cksum },
+};
+
+#define NR_COMMANDS	ARRAY_SIZE(commands)
+
+static void print_help(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: %s COMMAND ARGS...\n\n", prog);
+	for (i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "  %s %s\n      %s\n", commands[i].name,
+			commands[i].args, commands[i].help);
+	fprintf(f, "\nSizes: 4096, 0x1000, 4K, 1M, 1G.  Exit status: 0 done, 1 the operation failed, 2 bad usage.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+	size_t i;
+	int n;
+
+	if (argc < 2) {
+		print_help(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "--help")) {
+		print_help(stdout);
+		return 0;
+	}
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			break;
+	if (i == NR_COMMANDS)
+		return bad_usage("unknown command '%s'", argv[1]);
+	c = &commands[i];
+	n = argc - 2;
+	if (n < c->min_args || n > c->max_args) {
+		fprintf(stderr, "usage: %s %s %s\n", prog, c->name, c->args);
+		return 2;
+	}
+	return c->fn(argv + 2);
+}
