@@ -85,7 +85,8 @@ modules: $(MODULES)
 
 $(BUILD)/.modules-stamp: $(BUILD)/.src-stamp $(KSOURCES) $(TOP)/Kbuild $(BUILD)/kver | check-kver
 	$(call need,gcc,gcc)
-	$(Q)$(MAKE) -s -C $(KDIR) M=$(SRC) -j$(JOBS) modules
+	$(Q)set -o pipefail; $(MAKE) -s -C $(KDIR) M=$(SRC) -j$(JOBS) modules 2>&1 | \
+		{ grep -v '^Skipping BTF generation' || true; }
 	$(Q)for m in fs/jbd2/jbd2fc fs/ext4/ext4fc; do \
 		cmp -s $(SRC)/$$m.ko $(BUILD)/$${m##*/}.ko || \
 			install -m 644 $(SRC)/$$m.ko $(BUILD)/$${m##*/}.ko; done
