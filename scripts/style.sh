@@ -15,24 +15,19 @@ mapfile -t cfiles < <(git ls-files --cached --others --exclude-standard \
 	'ext4fc/*.[ch]' 'jbd2fc/*.[ch]' 'include/*.h' 'tests/*.c' 'tests/*.h')
 mapfile -t patches < <(git ls-files --cached --others --exclude-standard '*/patches/*.patch')
 
-for f in "${cfiles[@]}"; do
-	out=$("$cp" "${opts[@]}" -f "$f" 2>&1)
-	if grep -q '^ERROR:' <<<"$out"; then
-		echo "$out"
+# judge OUTPUT: print checkpatch's findings; errors fail the run.
+judge() {
+	[[ -n "$1" ]] && echo "$1"
+	if grep -q '^ERROR:' <<<"$1"; then
 		fail=1
-	elif [[ -n "$out" ]]; then
-		echo "$out"
 	fi
+}
+for f in "${cfiles[@]}"; do
+	judge "$("$cp" "${opts[@]}" -f "$f" 2>&1)"
 done
 for p in "${patches[@]}"; do
 	# from stdin: given a path inside a git checkout, checkpatch misreads it
-	out=$("$cp" "${opts[@]}" - <"$p" 2>&1)
-	if grep -q '^ERROR:' <<<"$out"; then
-		echo "$out"
-		fail=1
-	elif [[ -n "$out" ]]; then
-		echo "$out"
-	fi
+	judge "$("$cp" "${opts[@]}" - <"$p" 2>&1)"
 done
 echo "checkpatch: ${#cfiles[@]} C file(s), ${#patches[@]} patch(es)"
 
