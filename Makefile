@@ -19,10 +19,13 @@ export KVER BUILD TARBALL
 # What 'make deps' installs (Debian 12).  Targets that miss one say which.
 PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
 	gcc make libc6-dev kmod xz-utils git qemu-system-x86 busybox-static \
-	e2fsprogs cpio dmsetup shellcheck
+	e2fsprogs cpio dmsetup shellcheck \
+	fsmark dbench gnuplot-nox
 
 MODULES := $(BUILD)/jbd2fc.ko $(BUILD)/ext4fc.ko
 HELPERS := $(BUILD)/bin/fsop
+# Benchmark workloads (bench/README.md), static like fsop.
+HELPERS += $(BUILD)/bin/varmail $(BUILD)/bin/fsynclat
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
 
 # Our own files overlaid into build/src, and the series.
@@ -53,6 +56,8 @@ help:
 	@echo "make                build build/{jbd2fc,ext4fc}.ko, helpers, initramfs"
 	@echo "make run            demo: mount ext4fc in QEMU, fsync, power cut, replay"
 	@echo "make check          the test suite in QEMU (fstests-like output)"
+	@echo "make bench          benchmarks, ~12 min: ext4fc vs stock ext4, fc on/off (build/bench)"
+	@echo "make bench-full     the same, longer runs and more repetitions (build/bench-full)"
 	@echo "make deps           install the Debian packages (as root)"
 	@echo "make export-patches turn commits made in build/src into patches/series"
 	@echo "make reset-src      drop build/src (work not exported is lost) and redo it"
@@ -113,6 +118,12 @@ $(BUILD)/bin/fsop: $(TOP)/tests/src/fsop.c
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
 	$(Q)gcc -static -O2 -Wall -Wextra -o $@ $<
 
+$(BUILD)/bin/varmail $(BUILD)/bin/fsynclat: $(BUILD)/bin/%: $(TOP)/tests/src/%.c $(TOP)/tests/src/pctl.h
+	$(call need,gcc,gcc)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
+	$(Q)gcc -static -O2 -Wall -Wextra -pthread -o $@ $<
+
 initramfs: $(INITRAMFS)
 
 $(INITRAMFS): $(TOP)/initramfs/build.sh $(TOP)/initramfs/files.list \
@@ -126,6 +137,16 @@ run: all
 
 check: all
 	$(Q)$(TOP)/tests/check.sh
+
+# Benchmarks (bench/README.md): one boot, four configurations, results in
+# build/bench/ (table.md, results.csv, plot.png).  BENCH_ARGS: more options
+# for bench/run.sh (bench/run.sh --help).
+.PHONY: bench bench-full
+bench: all
+	$(Q)$(TOP)/bench/run.sh --profile quick -o $(BUILD)/bench $(BENCH_ARGS)
+
+bench-full: all
+	$(Q)$(TOP)/bench/run.sh --profile full -o $(BUILD)/bench-full $(BENCH_ARGS)
 
 style: $(BUILD)/.src-stamp
 	$(call need,shellcheck,shellcheck)

@@ -1,0 +1,236 @@
+#!/bin/bash
+# bench/report.sh DIR: DIR/runs.csv (one line per run, from bench.guest)
+# -> DIR/results.csv, DIR/table.md and DIR/plot.png.
+#
+# Per device, workload and configuration: the mean throughput of the runs
+# and its spread (half the range, in % of the mean), the mean of each run's
+# latency percentiles, and counters summed over the runs, from which the
+# per-fsync figures come: device KiB written, journal KiB (full-commit
+# blocks + fast-commit blocks), flushes and write I/Os per fsync, fsyncs
+# per full commit.  Ratios: ext4fc+fc against ext4+fc (stock, our anchor)
+# and against ext4fc-nofc (what fast commits gain).  DIR/settings.txt,
+# when there, heads the table.
+set -euo pipefail
+
+prog=bench/report.sh
+if [[ $# -ne 1 || ! -r $1/runs.csv ]]; then
+	echo "usage: $prog DIR   (DIR/runs.csv from bench/run.sh)" >&2
+	exit 2
+fi
+dir=$1
+
+awk -F, -v out_csv="$dir/results.csv" -v out_md="$dir/table.md.body" \
+    -v out_dat="$dir/plot.dat" '
+function mean(s, n) { return n ? s / n : 0 }
+function fmt(v) { return v == "" ? "-" : sprintf(v >= 100 ? "%.0f" : "%.3g", v) }
+function fmt1(v) { return sprintf(v >= 100 ? "%.0f" : (v >= 10 ? "%.1f" : "%.2f"), v) }
+function per(a, b) { return b > 0 ? a / b : "" }
+function ratio(a, b) { return (a != "" && b != "" && b > 0) ? sprintf("%.3f", a / b) : "" }
+# overlap K1 K2: the min..max ranges of two configurations overlap.
+function overlap(k1, k2) { return n[k1] > 1 && n[k2] > 1 && lo[k1] <= hi[k2] && lo[k2] <= hi[k1] }
+function rcell(k1, k2, r) {
+	if (r == "")
+		return "-"
+	return r (overlap(k1, k2) ? " ~" : "")
+}
+NR == 1 { next }
+{
+	cell = $3 SUBSEP $4
+	if (!(cell in seen)) {
+		seen[cell] = 1
+		cells[++ncells] = cell
+	}
+	k = cell SUBSEP $5
+	n[k]++
+	t = $7 + 0
+	st[k] += t
+	if (n[k] == 1 || t < lo[k]) lo[k] = t
+	if (n[k] == 1 || t > hi[k]) hi[k] = t
+	unit[cell] = $8
+	if ($9 != "") { p50[k] += $9; p99[k] += $10; lat[k]++ }
+	if ($11 != "") { mx[k] += $11; nmx[k]++ }
+	fs[k] += $12; full[k] += $14; fast[k] += $15; inel[k] += $16
+	fcb[k] += $17; jb[k] += $18; wio[k] += $19; sec[k] += $20; fl[k] += $21
+	if ($22 ~ /=/) {
+		split($22, kv, "="); xname[cell] = kv[1]; xs[k] += kv[2]; nx[k]++
+	}
+}
+END {
+	nc = split("ext4fc+fc ext4fc-nofc ext4+fc ext4-nofc", C, " ")
+	A = "ext4fc+fc"; B = "ext4fc-nofc"; S = "ext4+fc"
+	for (k in n)
+		m[k] = mean(st[k], n[k])
+	print "device,workload,config,runs,tput_mean,tput_min,tput_max,unit,p50_us,p99_us,max_us,fsyncs_per_run,full_commits_per_run,fast_commits_per_run,fc_ineligible_per_run,fsyncs_per_full_commit,dev_kib_per_fsync,journal_kib_per_fsync,flushes_per_fsync,write_ios_per_fsync,extra,tput_vs_ext4+fc,tput_vs_ext4fc-nofc" >out_csv
+	for (i = 1; i <= ncells; i++) {
+		split(cells[i], dw, SUBSEP)
+		for (j = 1; j <= nc; j++) {
+			k = cells[i] SUBSEP C[j]
+			if (!n[k])
+				continue
+			q50[k] = lat[k] ? p50[k] / lat[k] : ""
+			q99[k] = lat[k] ? p99[k] / lat[k] : ""
+			qmx[k] = nmx[k] ? mx[k] / nmx[k] : ""
+			x[k] = nx[k] ? sprintf("%s=%.1f", xname[cells[i]], xs[k] / nx[k]) : ""
+			ra = rb = ""
+			if (C[j] == A) {
+				ra = ratio(m[k], m[cells[i] SUBSEP S])
+				rb = ratio(m[k], m[cells[i] SUBSEP B])
+			}
+			printf "%s,%s,%s,%d,%.2f,%.2f,%.2f,%s,%s,%s,%s,%.1f,%.1f,%.1f,%.1f,%s,%s,%s,%s,%s,%s,%s,%s\n",
+				dw[1], dw[2], C[j], n[k], m[k], lo[k], hi[k], unit[cells[i]],
+				q50[k] == "" ? "" : sprintf("%.0f", q50[k]),
+				q99[k] == "" ? "" : sprintf("%.0f", q99[k]),
+				qmx[k] == "" ? "" : sprintf("%.0f", qmx[k]),
+				fs[k] / n[k], full[k] / n[k], fast[k] / n[k], inel[k] / n[k],
+				full[k] ? sprintf("%.2f", fs[k] / full[k]) : "",
+				fs[k] ? sprintf("%.2f", sec[k] / 2 / fs[k]) : "",
+				fs[k] ? sprintf("%.2f", (jb[k] + fcb[k]) * 4 / fs[k]) : "",
+				fs[k] ? sprintf("%.3f", fl[k] / fs[k]) : "",
+				fs[k] ? sprintf("%.3f", wio[k] / fs[k]) : "",
+				x[k], ra, rb >out_csv
+		}
+	}
+
+	print "## Throughput\n" >out_md
+	print "Mean of the runs, ± half their range in % of the mean.  Ratios are of the means; \"~\": the ranges of runs of the two configurations overlap (no difference shown).\n" >out_md
+	print "| device | workload | unit | ext4fc+fc | ext4fc-nofc | ext4+fc | ext4-nofc | ext4fc+fc / ext4+fc | ext4fc+fc / ext4fc-nofc |" >out_md
+	print "|---|---|---|--:|--:|--:|--:|--:|--:|" >out_md
+	for (i = 1; i <= ncells; i++) {
+		split(cells[i], dw, SUBSEP)
+		line = "| " dw[1] " | " dw[2] " | " unit[cells[i]]
+		for (j = 1; j <= nc; j++) {
+			k = cells[i] SUBSEP C[j]
+			if (!n[k]) { line = line " | -"; continue }
+			sp = m[k] > 0 ? (hi[k] - lo[k]) / 2 / m[k] * 100 : 0
+			line = line " | " fmt1(m[k]) (n[k] > 1 ? sprintf(" ±%.0f%%", sp) : "")
+		}
+		ka = cells[i] SUBSEP A
+		line = line " | " rcell(ka, cells[i] SUBSEP S, ratio(m[ka], m[cells[i] SUBSEP S]))
+		line = line " | " rcell(ka, cells[i] SUBSEP B, ratio(m[ka], m[cells[i] SUBSEP B])) " |"
+		print line >out_md
+		if (xname[cells[i]] != "") {
+			xl = ""
+			for (j = 1; j <= nc; j++)
+				if (x[cells[i] SUBSEP C[j]] != "")
+					xl = xl (xl == "" ? "" : ", ") C[j] " " x[cells[i] SUBSEP C[j]]
+			notes[++nnotes] = dw[1] "/" dw[2] ": " xl
+		}
+	}
+	for (i = 1; i <= nnotes; i++)
+		print (i == 1 ? "\n" : "") "- " notes[i] >out_md
+
+	print "\n## fsync latency\n" >out_md
+	print "Microseconds, p50 / p99 / max, each the mean of the per-run values; dbench reports only its max (over all operations).\n" >out_md
+	print "| device | workload | ext4fc+fc | ext4fc-nofc | ext4+fc | ext4-nofc | p99 ext4fc+fc / ext4+fc | p99 ext4fc+fc / ext4fc-nofc |" >out_md
+	print "|---|---|--:|--:|--:|--:|--:|--:|" >out_md
+	for (i = 1; i <= ncells; i++) {
+		split(cells[i], dw, SUBSEP)
+		any = 0
+		line = "| " dw[1] " | " dw[2]
+		for (j = 1; j <= nc; j++) {
+			k = cells[i] SUBSEP C[j]
+			if (q99[k] == "" && qmx[k] == "") { line = line " | -"; continue }
+			any = 1
+			if (q99[k] == "")
+				line = line " | max " sprintf("%.0f", qmx[k])
+			else
+				line = line sprintf(" | %.0f / %.0f / %.0f", q50[k], q99[k], qmx[k])
+		}
+		ka = cells[i] SUBSEP A
+		line = line " | " (ratio(q99[ka], q99[cells[i] SUBSEP S]) == "" ? "-" : ratio(q99[ka], q99[cells[i] SUBSEP S]))
+		line = line " | " (ratio(q99[ka], q99[cells[i] SUBSEP B]) == "" ? "-" : ratio(q99[ka], q99[cells[i] SUBSEP B])) " |"
+		if (any)
+			print line >out_md
+	}
+
+	print "\n## Commits and writes per fsync\n" >out_md
+	print "Per run (mean): fsyncs (counted in the kernel: ext4_sync_file_enter), full commits (jbd2 transactions), fast commits and ineligible (fallback) commits (fc_info).  Per fsync, over all runs: KiB the device wrote (/sys/block/DEV/stat field 7), journal KiB (full-commit blocks, from jbd2 info as average x count, + fast-commit blocks), flushes (field 16) and write I/Os (field 5).\n" >out_md
+	print "| device | workload | config | fsyncs | full commits | fast commits | ineligible | fsyncs / full commit | device KiB / fsync | journal KiB / fsync | flushes / fsync | write I/Os / fsync |" >out_md
+	print "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|" >out_md
+	for (i = 1; i <= ncells; i++) {
+		split(cells[i], dw, SUBSEP)
+		for (j = 1; j <= nc; j++) {
+			k = cells[i] SUBSEP C[j]
+			if (!n[k])
+				continue
+			printf "| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s |\n",
+				dw[1], dw[2], C[j], fs[k] / n[k], full[k] / n[k],
+				fast[k] / n[k], inel[k] / n[k],
+				full[k] ? sprintf("%.1f", fs[k] / full[k]) : "-",
+				fs[k] ? fmt1(sec[k] / 2 / fs[k]) : "-",
+				fs[k] ? fmt1((jb[k] + fcb[k]) * 4 / fs[k]) : "-",
+				fs[k] ? sprintf("%.2f", fl[k] / fs[k]) : "-",
+				fs[k] ? sprintf("%.2f", wio[k] / fs[k]) : "-" >out_md
+		}
+	}
+
+	# plot.dat: label, throughput / ext4+fc for each config, then
+	# device KiB per fsync for each config.
+	for (i = 1; i <= ncells; i++) {
+		split(cells[i], dw, SUBSEP)
+		base = m[cells[i] SUBSEP S]
+		line = dw[1] "/" dw[2]
+		for (j = 1; j <= nc; j++) {
+			k = cells[i] SUBSEP C[j]
+			line = line " " ((n[k] && base > 0) ? sprintf("%.4f", m[k] / base) : "NaN")
+		}
+		for (j = 1; j <= nc; j++) {
+			k = cells[i] SUBSEP C[j]
+			line = line " " ((n[k] && fs[k]) ? sprintf("%.3f", sec[k] / 2 / fs[k]) : "NaN")
+		}
+		print line >out_dat
+	}
+}' "$dir/runs.csv"
+
+{
+	echo "# ext4fc benchmarks"
+	echo
+	if [[ -r $dir/settings.txt ]]; then
+		echo '```'
+		cat "$dir/settings.txt"
+		echo '```'
+		echo
+	fi
+	cat "$dir/table.md.body"
+} >"$dir/table.md"
+rm -f "$dir/table.md.body"
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+	echo "$prog: gnuplot not found: no plot.png (install gnuplot-nox, or run 'make deps')" >&2
+	exit 0
+fi
+ncells=$(wc -l <"$dir/plot.dat")
+width=$((ncells * 70 + 300))
+((width >= 900)) || width=900
+gnuplot <<EOF 2>"$dir/gnuplot.log" || echo "$prog: gnuplot failed: see $dir/gnuplot.log" >&2
+set terminal pngcairo size $width,1000 font "sans,10"
+set output "$dir/plot.png"
+set datafile missing "NaN"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -35 noenhanced nomirror
+set key outside right top noenhanced
+set grid ytics
+set multiplot layout 2,1 title "ext4fc vs stock ext4, fast commits on and off (one boot; $(sed -n 's/^date: //p' "$dir/settings.txt" 2>/dev/null))"
+set title "throughput relative to stock ext4+fc (higher is better)"
+set ylabel "x ext4+fc"
+set yrange [0:*]
+set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555"
+plot "$dir/plot.dat" using 2:xtic(1) title "ext4fc+fc" lc rgb "#1f77b4", \
+     "" using 3 title "ext4fc-nofc" lc rgb "#aec7e8", \
+     "" using 4 title "ext4+fc" lc rgb "#d62728", \
+     "" using 5 title "ext4-nofc" lc rgb "#ff9896"
+set title "device KiB written per fsync (lower is better, log scale)"
+set ylabel "KiB / fsync"
+unset arrow 1
+set logscale y
+set yrange [*:*]
+plot "$dir/plot.dat" using 6:xtic(1) title "ext4fc+fc" lc rgb "#1f77b4", \
+     "" using 7 title "ext4fc-nofc" lc rgb "#aec7e8", \
+     "" using 8 title "ext4+fc" lc rgb "#d62728", \
+     "" using 9 title "ext4-nofc" lc rgb "#ff9896"
+unset multiplot
+EOF
+[[ -s $dir/gnuplot.log ]] || rm -f "$dir/gnuplot.log"

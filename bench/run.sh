@@ -1,0 +1,292 @@
+#!/bin/bash
+# bench/run.sh: ext4fc vs stock ext4, with and without fast commits, in one
+# QEMU boot.  See bench/README.md for the protocol; --help for options.
+#
+# Writes a plan (one line per run: device, workload, configuration,
+# repetition), boots once with two disks -- the plain virtio disk and one
+# throttled by QEMU -- and runs bench/bench.guest on it; then
+# bench/report.sh turns the guest's runs.csv into results.csv, table.md
+# and plot.png in OUTDIR.
+set -euo pipefail
+
+prog=bench/run.sh
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+usage() {
+	cat <<'EOF'
+usage: bench/run.sh [--profile smoke|quick|full] [-o OUTDIR] [--reps N]
+                    [--iops N] [--devices LIST] [--workloads LIST]
+                    [--size SIZE] [-t SECONDS] [--keep-images] [-q] [-n]
+
+Boots QEMU once (./run-qemu.sh) and runs every workload of the profile in
+four configurations on identical fresh file systems:
+  ext4fc+fc     ext4fc.ko, mkfs -O fast_commit
+  ext4fc-nofc   ext4fc.ko, mkfs -O fast_commit, mount -o no_fc
+  ext4+fc       stock ext4.ko, mkfs -O fast_commit
+  ext4-nofc     stock ext4.ko, mkfs -O ^fast_commit
+The configurations of one workload run back to back, repetition 1, 2, 3,
+4 in the orders ABCD, DCBA, BADC, CDAB (then again), so drift favours none
+of them.
+
+Options:
+  --profile P     smoke (seconds, for make check), quick (make bench, the
+                  default, ~10 min under TCG) or full (make bench-full)
+  -o OUTDIR       results (default build/bench); an earlier bench output
+                  there is replaced
+  --reps N        repetitions (default: smoke 1, quick 2, full 4)
+  --iops N        the throttled disk's limit: QEMU throttling.iops-total=N
+                  (default 1000); 0 leaves that disk out
+  --devices L     comma-separated subset of: plain,iops
+  --workloads L   comma-separated subset of the profile's workloads:
+                  fsmark-1t,fsmark-4t,fsmark-8t,dbench-2,dbench-10,
+                  varmail,fsynclat,fsynclat+writer
+  --size SIZE     size of each test disk (default 1G)
+  -t SECONDS      limit for the boot (default: from the profile)
+  --keep-images   keep the disk images in OUTDIR/images
+  -q              no progress lines
+  -n, --dry-run   print the plan (one line per run) and stop
+
+Output in OUTDIR: table.md (tables with ratios), results.csv (one line per
+device, workload and configuration), runs.csv (one line per run), plot.png,
+settings.txt, plan.txt, guest/ (console.log, log/N.log per run).
+Needs: qemu-system-x86, fsmark, dbench (on the host, copied into the guest
+by 'make'), gnuplot-nox for the plot ('make deps' installs them all).
+EOF
+}
+
+die() {
+	echo "$prog: $*" >&2
+	exit 2
+}
+
+profile=quick
+outdir=$top/build/bench
+reps=
+iops=1000
+devices=plain,iops
+workloads=
+size=1G
+tmo=
+keep=0
+quiet=0
+dry_run=0
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--profile) profile=${2:?}; shift 2 ;;
+	-o) outdir=${2:?}; shift 2 ;;
+	--reps) reps=${2:?}; shift 2 ;;
+	--iops) iops=${2:?}; shift 2 ;;
+	--devices) devices=${2:?}; shift 2 ;;
+	--workloads) workloads=${2:?}; shift 2 ;;
+	--size) size=${2:?}; shift 2 ;;
+	-t) tmo=${2:?}; shift 2 ;;
+	--keep-images) keep=1; shift ;;
+	-q) quiet=1; shift ;;
+	-n | --dry-run) dry_run=1; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; die "unknown argument $1" ;;
+	esac
+done
+
+# --- the profile: workload parameters (see bench.guest's run_workload) -------
+#   fsmark THREADS FILES_PER_THREAD    (4 KiB files, fsync before close)
+#   dbench CLIENTS SECONDS             (Debian's client.txt)
+#   varmail THREADS NFILES LOOPS       (tests/src/varmail.c)
+#   fsynclat COUNT BYTES INTERVAL_US WRITER_MIB   (tests/src/fsynclat.c)
+declare -A wl=()
+order=(fsmark-1t fsmark-4t fsmark-8t dbench-2 dbench-10 varmail fsynclat fsynclat+writer)
+case $profile in
+smoke)
+	def_reps=1 def_tmo=600
+	wl=([fsmark-4t]="fsmark 4 20" [dbench-2]="dbench 2 2"
+		[varmail]="varmail 4 200 40" [fsynclat+writer]="fsynclat 30 4096 1000 16")
+	# The throttled disk only for one workload: enough to exercise it.
+	smoke_iops=fsmark-4t
+	;;
+quick)
+	def_reps=2 def_tmo=1500
+	wl=([fsmark-1t]="fsmark 1 400" [fsmark-4t]="fsmark 4 200"
+		[fsmark-8t]="fsmark 8 100" [dbench-2]="dbench 2 8"
+		[dbench-10]="dbench 10 8" [varmail]="varmail 8 1000 400"
+		[fsynclat]="fsynclat 300 4096 1000 0"
+		[fsynclat+writer]="fsynclat 300 4096 1000 128")
+	;;
+full)
+	def_reps=4 def_tmo=7200
+	wl=([fsmark-1t]="fsmark 1 1000" [fsmark-4t]="fsmark 4 500"
+		[fsmark-8t]="fsmark 8 250" [dbench-2]="dbench 2 30"
+		[dbench-10]="dbench 10 30" [varmail]="varmail 8 1000 2000"
+		[fsynclat]="fsynclat 1000 4096 1000 0"
+		[fsynclat+writer]="fsynclat 1000 4096 1000 256")
+	;;
+*) die "--profile wants smoke, quick or full, not '$profile'" ;;
+esac
+reps=${reps:-$def_reps}
+tmo=${tmo:-$def_tmo}
+[[ $reps =~ ^[1-9][0-9]*$ ]] || die "--reps wants a positive number, not '$reps'"
+[[ $iops =~ ^[0-9]+$ ]] || die "--iops wants a number, not '$iops'"
+[[ $tmo =~ ^[1-9][0-9]*$ ]] || die "-t wants a number of seconds, not '$tmo'"
+[[ $size =~ ^[1-9][0-9]*[MG]$ ]] || die "--size wants e.g. 1G or 512M, not '$size'"
+
+sel_wl=()
+if [[ -n $workloads ]]; then
+	IFS=, read -r -a sel_wl <<<"$workloads"
+	for w in "${sel_wl[@]}"; do
+		[[ -n ${wl[$w]:-} ]] || die "no workload '$w' in profile $profile (have: $(for o in "${order[@]}"; do [[ -n ${wl[$o]:-} ]] && printf '%s ' "$o"; done))"
+	done
+else
+	for o in "${order[@]}"; do
+		[[ -n ${wl[$o]:-} ]] && sel_wl+=("$o")
+	done
+fi
+IFS=, read -r -a sel_dev <<<"$devices"
+for d in "${sel_dev[@]}"; do
+	case $d in plain | iops) ;; *) die "--devices: unknown device '$d' (plain, iops)" ;; esac
+done
+if ((iops == 0)); then
+	mapfile -t sel_dev < <(printf '%s\n' "${sel_dev[@]}" | grep -vx iops || true)
+fi
+((${#sel_dev[@]})) || die "no device left to run on"
+
+# --- prerequisites ------------------------------------------------------------
+
+need_dbench=0
+for w in "${sel_wl[@]}"; do
+	[[ ${wl[$w]} == dbench* ]] && need_dbench=1
+done
+missing=()
+command -v fs_mark >/dev/null 2>&1 || missing+=("fs_mark (package fsmark)")
+command -v dbench >/dev/null 2>&1 || missing+=("dbench (package dbench)")
+((!need_dbench)) || [[ -r /usr/share/dbench/client.txt ]] ||
+	missing+=("/usr/share/dbench/client.txt (package dbench)")
+((${#missing[@]} == 0)) ||
+	die "missing on the host: ${missing[*]}: run 'make deps' (or apt-get install fsmark dbench gnuplot-nox), then 'make'"
+initramfs=$top/build/initramfs.cpio.gz
+[[ -r $initramfs ]] || die "$initramfs not found: run 'make'"
+for b in fs_mark dbench varmail fsynclat; do
+	zcat "$initramfs" | cpio -it --quiet 2>/dev/null | grep -q "/$b\$" ||
+		die "$b is not in build/initramfs.cpio.gz: run 'make' (after 'make deps')"
+done
+
+# --- output directory ---------------------------------------------------------
+
+if ((dry_run)); then
+	outdir=$(mktemp -d)
+	trap 'rm -rf "$outdir"' EXIT
+else
+	if [[ -e $outdir ]]; then
+		[[ -d $outdir ]] || die "-o $outdir exists and is not a directory"
+		if [[ -n $(ls -A "$outdir") && ! -e $outdir/plan.txt ]]; then
+			die "-o $outdir is not empty and holds no earlier bench output: choose another"
+		fi
+		rm -rf "$outdir"
+	fi
+	mkdir -p "$outdir/images"
+	outdir=$(cd "$outdir" && pwd)
+	[[ $outdir != *[[:space:]]* ]] ||
+		die "-o $outdir: no blanks, please (the throttled disk goes through QEMU_OPTS)"
+fi
+
+# --- the plan -------------------------------------------------------------------
+
+# Repetition r runs the configurations in order r (mod 4): ABCD, DCBA,
+# BADC, CDAB.  Two repetitions balance a linear drift; four also put each
+# configuration once in each position.
+orders=("ext4fc+fc ext4fc-nofc ext4+fc ext4-nofc" "ext4-nofc ext4+fc ext4fc-nofc ext4fc+fc"
+	"ext4fc-nofc ext4fc+fc ext4-nofc ext4+fc" "ext4+fc ext4-nofc ext4fc+fc ext4fc-nofc")
+plan=$outdir/plan.txt
+n=0
+{
+	echo "# N DEVICE WORKLOAD CONFIG REP KIND ARGS... (bench/bench.guest)"
+	for d in "${sel_dev[@]}"; do
+		for w in "${sel_wl[@]}"; do
+			if [[ $profile == smoke && $d == iops && $w != "$smoke_iops" ]]; then
+				continue
+			fi
+			for ((r = 1; r <= reps; r++)); do
+				for c in ${orders[(r - 1) % 4]}; do
+					n=$((n + 1))
+					echo "$n $d $w $c $r ${wl[$w]}"
+				done
+			done
+		done
+	done
+} >"$plan"
+((n > 0)) || die "the plan is empty (check --devices and --workloads)"
+if ((dry_run)); then
+	cat "$plan"
+	exit 0
+fi
+
+# --- disks ------------------------------------------------------------------------
+
+plain_img=$outdir/images/plain.img
+truncate -s "$size" "$plain_img"
+qemu_opts=${QEMU_OPTS:-}
+throttle=
+for d in "${sel_dev[@]}"; do
+	if [[ $d == iops ]]; then
+		iops_img=$outdir/images/iops.img
+		truncate -s "$size" "$iops_img"
+		throttle="throttling.iops-total=$iops"
+		# A second drive the way run-qemu.sh adds its -d disks, plus
+		# QEMU's block throttling; found in the guest by its serial.
+		# QEMU counts reads and writes against the limit (not flushes);
+		# without *-max, bursts of iops/10 are allowed.
+		qemu_opts+=" -drive if=none,id=bslow,file=${iops_img//,/,,},format=raw,cache=unsafe,$throttle"
+		qemu_opts+=" -device virtio-blk-pci,drive=bslow,serial=ext4fc-bench-slow,addr=0x1e"
+	fi
+done
+
+files=(-d "$plain_img" -f "$top/tests/lib/guest.sh" -f "$plan")
+((need_dbench)) && files+=(-f /usr/share/dbench/client.txt)
+
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+{
+	echo "date: $started"
+	echo "profile: $profile, $reps repetition(s), $n runs"
+	echo "host: $(nproc) CPUs, $(uname -r), $(qemu-system-x86_64 --version | head -n 1)"
+	echo "guest: kernel ${KVER:-$("$top/scripts/kver.sh")}, QEMU_SMP=${QEMU_SMP:-2}, memory 1024M"
+	echo "disks: $size raw sparse files, virtio-blk, cache=unsafe (flushes reach QEMU, not the host disk)"
+	echo "plain: the -d disk as run-qemu.sh attaches it"
+	echo "iops: ${throttle:-not used}"
+	echo "git: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+	for w in "${sel_wl[@]}"; do
+		echo "workload $w: ${wl[$w]}"
+	done
+} >"$outdir/settings.txt"
+
+if ((!quiet)); then
+	echo "$prog: profile $profile: $n runs (${#sel_wl[@]} workloads x ${#sel_dev[@]} device(s) x 4 configurations x $reps), one boot, limit ${tmo}s"
+	echo "$prog: results in ${outdir#"$top"/}/"
+fi
+t0=$SECONDS
+# The console streams through this filter: progress lines and failures only.
+set +e
+QEMU_OPTS=$qemu_opts "$top/run-qemu.sh" -t "$tmo" -o "$outdir/guest" "${files[@]}" \
+	"$top/bench/bench.guest" plan.txt |
+	tr -d '\r' |
+	awk -v q="$quiet" '/^bench:/ && !q { print; fflush() }
+			   /^FAIL/ { print; fflush() }'
+st=("${PIPESTATUS[@]}")
+set -e
+rc=${st[0]}
+secs=$((SECONDS - t0))
+echo "elapsed: ${secs}s for the boot and all runs" >>"$outdir/settings.txt"
+if [[ -r $outdir/guest/guest-info.txt ]]; then
+	echo "inside the guest: $(cat "$outdir/guest/guest-info.txt")" >>"$outdir/settings.txt"
+fi
+if ((keep == 0)); then
+	rm -rf "$outdir/images"
+fi
+if ((rc != 0)); then
+	echo "$prog: the benchmark boot failed (status $rc): see ${outdir#"$top"/}/guest/console.log" >&2
+	exit 1
+fi
+[[ -s $outdir/guest/runs.csv ]] || die "no runs.csv came back from the guest"
+cp "$outdir/guest/runs.csv" "$outdir/runs.csv"
+"$top/bench/report.sh" "$outdir"
+if ((!quiet)); then
+	cat "$outdir/table.md"
+	echo "$prog: ${secs}s; table in ${outdir#"$top"/}/table.md, plot ${outdir#"$top"/}/plot.png"
+fi
