@@ -24,6 +24,9 @@ PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
 
 MODULES := $(BUILD)/jbd2fc.ko $(BUILD)/ext4fc.ko
 HELPERS := $(BUILD)/bin/fsop
+# Crash-consistency suite (tests/crash): workload generator, log replay,
+# a static device-mapper client.
+HELPERS += $(BUILD)/bin/acegen $(BUILD)/bin/logreplay $(BUILD)/bin/dmctl
 # Benchmark workloads (bench/README.md), static like fsop.
 HELPERS += $(BUILD)/bin/varmail $(BUILD)/bin/fsynclat
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
@@ -56,6 +59,7 @@ help:
 	@echo "make                build build/{jbd2fc,ext4fc}.ko, helpers, initramfs"
 	@echo "make run            demo: mount ext4fc in QEMU, fsync, power cut, replay"
 	@echo "make check          the test suite in QEMU (fstests-like output)"
+	@echo "make crash-long     randomized crash workloads: SEEDS=N (1000) START=M (1)"
 	@echo "make bench          benchmarks, ~12 min: ext4fc vs stock ext4, fc on/off (build/bench)"
 	@echo "make bench-full     the same, longer runs and more repetitions (build/bench-full)"
 	@echo "make deps           install the Debian packages (as root)"
@@ -124,6 +128,12 @@ $(BUILD)/bin/varmail $(BUILD)/bin/fsynclat: $(BUILD)/bin/%: $(TOP)/tests/src/%.c
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
 	$(Q)gcc -static -O2 -Wall -Wextra -pthread -o $@ $<
 
+$(BUILD)/bin/acegen $(BUILD)/bin/logreplay $(BUILD)/bin/dmctl: $(BUILD)/bin/%: $(TOP)/tests/src/%.c
+	$(call need,gcc,gcc)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
+	$(Q)gcc -static -O2 -Wall -Wextra -o $@ $<
+
 initramfs: $(INITRAMFS)
 
 $(INITRAMFS): $(TOP)/initramfs/build.sh $(TOP)/initramfs/files.list \
@@ -137,6 +147,14 @@ run: all
 
 check: all
 	$(Q)$(TOP)/tests/check.sh
+
+# Randomized crash workloads at length (tests/crash/long.sh): seeds
+# START..START+SEEDS-1, a QEMU boot per BATCH (100) seeds.
+SEEDS ?= 1000
+START ?= 1
+.PHONY: crash-long
+crash-long: all
+	$(Q)$(TOP)/tests/crash/long.sh $(SEEDS) $(START)
 
 # Benchmarks (bench/README.md): one boot, four configurations, results in
 # build/bench/ (table.md, results.csv, plot.png).  BENCH_ARGS: more options

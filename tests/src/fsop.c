@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -219,14 +220,23 @@ static int cmd_pwrite(char **argv)
 {
 	uint64_t off, len, seed = 0;
 	unsigned char *buf = get_buf();
-	int fd, ret;
+	int fd, ret, flags = O_WRONLY | O_CREAT;
 
 	ret = get_size("offset", argv[1], &off) ?:
 	      get_size("length", argv[2], &len) ?:
 	      (argv[3] ? get_size("seed", argv[3], &seed) : 0);
 	if (ret)
 		return ret;
-	ret = open_path("pwrite", argv[0], O_WRONLY | O_CREAT, &fd);
+	if (argv[3] && argv[4]) {
+		if (!strcmp(argv[4], "sync"))
+			flags |= O_SYNC;
+		else if (!strcmp(argv[4], "dsync"))
+			flags |= O_DSYNC;
+		else
+			return bad_usage("pwrite: unknown flag '%s' (sync or dsync)",
+					 argv[4]);
+	}
+	ret = open_path("pwrite", argv[0], flags, &fd);
 	if (ret)
 		return ret;
 	while (len) {
@@ -355,6 +365,335 @@ static int cmd_rename_exchange(char **argv)
 		return 1;
 	}
 	return 0;
+}
+
+static const struct {
+	const char *name;
+	unsigned int flags;
+} rename_flags[] = {
+	{ "none", 0 },
+	{ "noreplace", RENAME_NOREPLACE },
+	{ "exchange", RENAME_EXCHANGE },
+	{ "whiteout", RENAME_WHITEOUT },
+};
+
+static int cmd_rename(char **argv)
+{
+	unsigned int flags = 0;
+	size_t i;
+
+	if (argv[2]) {
+		for (i = 0; i < ARRAY_SIZE(rename_flags); i++)
+			if (!strcmp(argv[2], rename_flags[i].name))
+				break;
+		if (i == ARRAY_SIZE(rename_flags))
+			return bad_usage("rename: unknown flag '%s' (none, noreplace, exchange, whiteout)",
+					 argv[2]);
+		flags = rename_flags[i].flags;
+	}
+	if (renameat2(AT_FDCWD, argv[0], AT_FDCWD, argv[1], flags)) {
+		fprintf(stderr, "%s: rename %s %s: %s\n",
+			prog, argv[0], argv[1], strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_mkdir(char **argv)
+{
+	if (mkdir(argv[0], 0755))
+		return fail("mkdir", argv[0]);
+	return 0;
+}
+
+static int cmd_creat(char **argv)
+{
+	int fd, ret;
+
+	ret = open_path("creat", argv[0], O_WRONLY | O_CREAT, &fd);
+	if (ret)
+		return ret;
+	return close_fd("creat", argv[0], fd);
+}
+
+static int cmd_chmod(char **argv)
+{
+	unsigned long mode;
+	char *end;
+
+	mode = strtoul(argv[1], &end, 8);
+	if (*end || end == argv[1] || mode > 07777)
+		return bad_usage("chmod: bad mode '%s' (octal)", argv[1]);
+	if (chmod(argv[0], mode))
+		return fail("chmod", argv[0]);
+	return 0;
+}
+
+/*
+ * sparse-copy SRC DST: copy SRC onto DST (a device or file of at least
+ * SRC's size that reads as zeroes), writing only the 4 KiB blocks of SRC
+ * that are not all zero.  The crash tests lay a template file system on
+ * a fresh region this way: faster than a mkfs under TCG.
+ */
+static int cmd_sparse_copy(char **argv)
+{
+	unsigned char *buf = get_buf();
+	int in, out, ret;
+	off_t off = 0;
+	ssize_t n, i, j;
+
+	ret = open_path("sparse-copy", argv[0], O_RDONLY, &in);
+	if (ret)
+		return ret;
+	out = open(argv[1], O_WRONLY);
+	if (out < 0)
+		return fail("sparse-copy", argv[1]);
+	while ((n = read(in, buf, BUF_SIZE)) > 0) {
+		for (i = 0; i < n; i += 4096) {
+			ssize_t len = n - i < 4096 ? n - i : 4096;
+
+			for (j = 0; j < len && !buf[i + j]; j++)
+				;
+			if (j == len)
+				continue;
+			if (pwrite(out, buf + i, len, off + i) != len)
+				return fail("sparse-copy", argv[1]);
+		}
+		off += n;
+	}
+	if (n < 0)
+		return fail("sparse-copy", argv[0]);
+	if (fsync(out))
+		return fail("sparse-copy", argv[1]);
+	close(in);
+	return close_fd("sparse-copy", argv[1], out);
+}
+
+static int cmd_link(char **argv)
+{
+	if (link(argv[0], argv[1])) {
+		fprintf(stderr, "%s: link %s %s: %s\n",
+			prog, argv[0], argv[1], strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* "S.NSEC" (nanoseconds optional), "now" or "omit" into @ts. */
+static int parse_time(const char *s, struct timespec *ts)
+{
+	unsigned long long sec, nsec = 0;
+	char *end;
+
+	if (!strcmp(s, "now")) {
+		ts->tv_sec = 0;
+		ts->tv_nsec = UTIME_NOW;
+		return 0;
+	}
+	if (!strcmp(s, "omit")) {
+		ts->tv_sec = 0;
+		ts->tv_nsec = UTIME_OMIT;
+		return 0;
+	}
+	errno = 0;
+	sec = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	if (*end == '.') {
+		const char *p = end + 1;
+		int digits = 0;
+
+		nsec = strtoull(p, &end, 10);
+		digits = end - p;
+		if (digits < 1 || digits > 9)
+			return -1;
+		while (digits++ < 9)
+			nsec *= 10;
+	}
+	if (*end != '\0')
+		return -1;
+	ts->tv_sec = sec;
+	ts->tv_nsec = nsec;
+	return 0;
+}
+
+static int cmd_utimes(char **argv)
+{
+	struct timespec ts[2];
+
+	if (parse_time(argv[1], &ts[0]))
+		return bad_usage("utimes: bad atime '%s' (S.NSEC, now or omit)",
+				 argv[1]);
+	if (parse_time(argv[2], &ts[1]))
+		return bad_usage("utimes: bad mtime '%s' (S.NSEC, now or omit)",
+				 argv[2]);
+	if (utimensat(AT_FDCWD, argv[0], ts, AT_SYMLINK_NOFOLLOW))
+		return fail("utimes", argv[0]);
+	return 0;
+}
+
+static int cmd_chown(char **argv)
+{
+	uint64_t uid, gid;
+	int ret;
+
+	ret = get_size("uid", argv[1], &uid) ?: get_size("gid", argv[2], &gid);
+	if (ret)
+		return ret;
+	if (lchown(argv[0], uid, gid))
+		return fail("chown", argv[0]);
+	return 0;
+}
+
+/* FNV-1a 64 of @fd's contents; returns -1 on a read error. */
+static int hash_fd(int fd, uint64_t *hash)
+{
+	unsigned char *buf = get_buf();
+	ssize_t n, i;
+
+	*hash = FNV64_OFFSET;
+	while ((n = read(fd, buf, BUF_SIZE)) > 0)
+		for (i = 0; i < n; i++)
+			*hash = (*hash ^ buf[i]) * FNV64_PRIME;
+	return n < 0 ? -1 : 0;
+}
+
+/* " xattr=NAME:HEXVALUE,..." sorted by name, or " xattr=-". */
+static int print_xattrs(const char *path)
+{
+	static char names[65536], value[65536];
+	const char *sorted[256];
+	ssize_t n, v, i;
+	int nr = 0, a, b, j;
+
+	n = llistxattr(path, names, sizeof(names));
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n && nr < (int)ARRAY_SIZE(sorted); i += strlen(names + i) + 1)
+		sorted[nr++] = names + i;
+	for (a = 1; a < nr; a++)
+		for (b = a; b > 0 && strcmp(sorted[b - 1], sorted[b]) > 0; b--) {
+			const char *t = sorted[b];
+
+			sorted[b] = sorted[b - 1];
+			sorted[b - 1] = t;
+		}
+	printf(" xattr=");
+	if (!nr)
+		putchar('-');
+	for (a = 0; a < nr; a++) {
+		v = lgetxattr(path, sorted[a], value, sizeof(value));
+		if (v < 0)
+			return -1;
+		printf("%s%s:", a ? "," : "", sorted[a]);
+		for (j = 0; j < v; j++)
+			printf("%02x", (unsigned char)value[j]);
+		if (!v)
+			putchar('-');
+	}
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char * const *)a, *(char * const *)b);
+}
+
+/* " entries=NAME:T,..." (T: f d l o) sorted, without . and .., or "-". */
+static int print_entries(const char *path)
+{
+	char **names = NULL;
+	struct dirent *de;
+	size_t nr = 0, i;
+	DIR *d;
+
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char t = de->d_type == DT_REG ? 'f' : de->d_type == DT_DIR ? 'd' :
+			 de->d_type == DT_LNK ? 'l' : 'o';
+		char **more;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		more = realloc(names, (nr + 1) * sizeof(*names));
+		if (!more)
+			return -1;
+		names = more;
+		if (asprintf(&names[nr], "%s:%c", de->d_name, t) < 0)
+			return -1;
+		nr++;
+	}
+	closedir(d);
+	qsort(names, nr, sizeof(*names), name_cmp);
+	printf(" entries=");
+	if (!nr)
+		putchar('-');
+	for (i = 0; i < nr; i++) {
+		printf("%s%s", i ? "," : "", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return 0;
+}
+
+/*
+ * One manifest line for @path: "PATH missing", or
+ * "PATH f ino= size= mode= nlink= uid= gid= mtime= ctime= data= xattr=" for
+ * a regular file, "PATH d ino= mode= nlink= uid= gid= entries= xattr=" for a
+ * directory, "PATH o ino= mode=" for anything else.  No atime: reading
+ * changes it.
+ */
+static int state_one(const char *path)
+{
+	struct stat st;
+	uint64_t hash;
+	int fd;
+
+	if (lstat(path, &st)) {
+		if (errno != ENOENT)
+			return fail("state", path);
+		printf("%s missing\n", path);
+		return 0;
+	}
+	if (S_ISREG(st.st_mode)) {
+		fd = open(path, O_RDONLY | O_NOATIME);
+		if (fd < 0)
+			fd = open(path, O_RDONLY);
+		if (fd < 0 || hash_fd(fd, &hash))
+			return fail("state", path);
+		close(fd);
+		printf("%s f ino=%llu size=%lld mode=%o nlink=%lu uid=%u gid=%u mtime=%lld.%09ld ctime=%lld.%09ld data=%016" PRIx64,
+		       path, (unsigned long long)st.st_ino,
+		       (long long)st.st_size, st.st_mode,
+		       (unsigned long)st.st_nlink, st.st_uid, st.st_gid,
+		       (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+		       (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec, hash);
+	} else if (S_ISDIR(st.st_mode)) {
+		printf("%s d ino=%llu mode=%o nlink=%lu uid=%u gid=%u", path,
+		       (unsigned long long)st.st_ino, st.st_mode,
+		       (unsigned long)st.st_nlink, st.st_uid, st.st_gid);
+		if (print_entries(path))
+			return fail("state", path);
+	} else {
+		printf("%s o ino=%llu mode=%o\n", path,
+		       (unsigned long long)st.st_ino, st.st_mode);
+		return 0;
+	}
+	if (print_xattrs(path))
+		return fail("state", path);
+	putchar('\n');
+	return 0;
+}
+
+static int cmd_state(char **argv)
+{
+	int ret = 0;
+
+	for (; *argv; argv++)
+		ret |= state_one(*argv);
+	return ret;
 }
 
 static int cmd_setxattr(char **argv)
@@ -492,8 +831,8 @@ static const struct command {
 	{ "fdatasync", 1, 1, "FILE", "fdatasync(2) FILE", cmd_fdatasync },
 	{ "syncfs", 1, 1, "PATH", "syncfs(2) the file system of PATH",
 	  cmd_syncfs },
-	{ "pwrite", 3, 4, "FILE OFFSET LEN [SEED]",
-	  "write the pattern of SEED (default 0) at OFFSET; creates, never truncates",
+	{ "pwrite", 3, 5, "FILE OFFSET LEN [SEED [sync|dsync]]",
+	  "write the pattern of SEED (default 0) at OFFSET; creates, never truncates; opened O_SYNC or O_DSYNC if asked",
 	  cmd_pwrite },
 	{ "verify", 3, 4, "FILE OFFSET LEN [SEED]",
 	  "check that FILE holds the pwrite pattern of SEED there", cmd_verify },
@@ -503,6 +842,22 @@ static const struct command {
 	{ "truncate", 2, 2, "FILE SIZE", "truncate(2)", cmd_truncate },
 	{ "rename-exchange", 2, 2, "A B", "renameat2(2) RENAME_EXCHANGE",
 	  cmd_rename_exchange },
+	{ "rename", 2, 3, "A B [none|noreplace|exchange|whiteout]",
+	  "renameat2(2) with the flag", cmd_rename },
+	{ "link", 2, 2, "A B", "link(2)", cmd_link },
+	{ "mkdir", 1, 1, "DIR", "mkdir(2), mode 0755", cmd_mkdir },
+	{ "creat", 1, 1, "FILE", "create FILE (O_CREAT, not truncated)",
+	  cmd_creat },
+	{ "chmod", 2, 2, "PATH MODE", "chmod(2), MODE octal", cmd_chmod },
+	{ "sparse-copy", 2, 2, "SRC DST",
+	  "copy SRC onto DST (which reads as zeroes) writing only its non-zero 4 KiB blocks",
+	  cmd_sparse_copy },
+	{ "utimes", 3, 3, "FILE ATIME MTIME",
+	  "utimensat(2); times S.NSEC, now or omit", cmd_utimes },
+	{ "chown", 3, 3, "FILE UID GID", "lchown(2)", cmd_chown },
+	{ "state", 1, 4096, "PATH...",
+	  "one manifest line per PATH: type, ino, size, mode, nlink, uid, gid, mtime, ctime, data hash, xattrs (dirs: entries); or PATH missing",
+	  cmd_state },
 	{ "setxattr", 2, 3, "FILE NAME [VALUE]",
 	  "setxattr(2) NAME (e.g. user.x) to VALUE (default empty)",
 	  cmd_setxattr },
@@ -532,15 +887,60 @@ static void print_help(FILE *f)
 	for (i = 0; i < NR_COMMANDS; i++)
 		fprintf(f, "  %s %s\n      %s\n", commands[i].name,
 			commands[i].args, commands[i].help);
+	fprintf(f, "  batch\n      run commands from stdin, one a line, in one process; stop at the first failure\n");
 	fprintf(f, "\nSizes: 4096, 0x1000, 4K, 1M, 1G.  Exit status: 0 done, 1 the operation failed, 2 bad usage.\n");
 }
 
-int main(int argc, char **argv)
+/* Run the command argv[0] with its @argc - 1 arguments. */
+static int run(int argc, char **argv)
 {
 	const struct command *c;
 	size_t i;
 	int n;
 
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(argv[0], commands[i].name))
+			break;
+	if (i == NR_COMMANDS)
+		return bad_usage("unknown command '%s'", argv[0]);
+	c = &commands[i];
+	n = argc - 1;
+	if (n < c->min_args || n > c->max_args) {
+		fprintf(stderr, "usage: %s %s %s\n", prog, c->name, c->args);
+		return 2;
+	}
+	return c->fn(argv + 1);
+}
+
+/*
+ * batch: one command a line from stdin (words split at blanks, no
+ * quoting), in this one process: a static binary still costs a few tens
+ * of milliseconds to start under TCG.  Stops at the first that fails.
+ */
+static int run_batch(void)
+{
+	char line[8192], *words[64], *tok, *save;
+	int n, ret;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		n = 0;
+		for (tok = strtok_r(line, " \t\n", &save);
+		     tok && n < (int)ARRAY_SIZE(words) - 1;
+		     tok = strtok_r(NULL, " \t\n", &save))
+			words[n++] = tok;
+		if (!n || words[0][0] == '#')
+			continue;
+		words[n] = NULL;
+		ret = run(n, words);
+		fflush(stdout);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
 	if (argc < 2) {
 		print_help(stderr);
 		return 2;
@@ -550,16 +950,7 @@ int main(int argc, char **argv)
 		print_help(stdout);
 		return 0;
 	}
-	for (i = 0; i < NR_COMMANDS; i++)
-		if (!strcmp(argv[1], commands[i].name))
-			break;
-	if (i == NR_COMMANDS)
-		return bad_usage("unknown command '%s'", argv[1]);
-	c = &commands[i];
-	n = argc - 2;
-	if (n < c->min_args || n > c->max_args) {
-		fprintf(stderr, "usage: %s %s %s\n", prog, c->name, c->args);
-		return 2;
-	}
-	return c->fn(argv + 2);
+	if (!strcmp(argv[1], "batch") && argc == 2)
+		return run_batch();
+	return run(argc - 1, argv + 1);
 }

@@ -1,0 +1,888 @@
+# shellcheck shell=sh
+# crash.sh: guest side of the crash-consistency suite (tests/crash).
+# Sourced after guest.sh by the tests/crash/NNN.guest scripts.
+#
+# A workload is a text, one step a line (tests/src/acegen.c makes them
+# from a seed, tests/crash/lib/opcases has the hand-written ones):
+#
+#   bs N                      mkfs block size (first line, optional)
+#   mkdir D | rmdir D | creat F | unlink F | link A B | rename A B | xchg A B
+#   write F OFF LEN SEED      pwrite the fsop pattern of SEED
+#   swrite F OFF LEN SEED sync|dsync    the same through O_SYNC / O_DSYNC
+#   trunc F SIZE | falloc F MODE OFF LEN (fsop fallocate modes)
+#   chmod P MODE | chown P UID GID | utimes P ATIME MTIME
+#   setx F NAME VALUE | rmx F NAME | jflag F +j|-j
+#   fsync P | fdatasync F     persistence points
+#   also P                    P (a directory: its names) is durable with
+#                             the last point too: ext4 commits every queued
+#                             change with any fsync (hand-written cases)
+#   many D N                  N small files in D, each written and fsync'd
+#   sync                      end of the setup: syncfs (a full commit)
+#   fc WHAT [REASON]          fc_info outcome expected (checked before the
+#                             power cut): eligible, ineligible REASON,
+#                             reason REASON, first
+#
+# Paths are relative to the mount point.  Everything before "sync" is
+# setup; from there on every persistence point K (1, 2, ...) is recorded
+# in the manifest:
+#
+#   pre K STATE    at point K, before its record (after its own write for
+#                  an O_SYNC write), the state of every path recorded so
+#                  far: what a power cut between points K-1 and K may find
+#   rec K KIND STATE   after point K, the state of what it made durable
+#                  (KIND fsync, fdatasync or dir)
+#
+# and after the last one "pre N+1" (the state at the power cut).  STATE is
+# an fsop state line.  After a cut that followed point K, a path whose
+# last record R is from a point <= K and whose state at pre K+1 is still
+# R (so it was not changed after it was made durable) must have R's
+# fields after the replay: all but atime for fsync, size and data for
+# fdatasync, the entries (names) and link count for a directory.  An
+# fdatasync'd path that is a new name (link, rename) of an inode older
+# than the setup's sync may be missing or be another inode: fdatasync
+# does not make a name durable (the data of the inode it names, if
+# there, must match).  A path changed after
+# its last point is not checked: POSIX gives it no single answer.
+#
+# Results: one line per case in $OUT/results (tab separated: id, method,
+# writer, replayer, verdict, message) and, for a failed case, its files in
+# $OUT/cases/ID/ (workload, manifest, after, diff, fc_info, log).
+
+CR_REGION_SECTORS=65536		# 32 MiB per file system
+CR_MNT=/mnt/cr
+CR_DATA=/dev/vda		# regions of CR_REGION_SECTORS, region 0 unused
+CR_AUX=/dev/vdb			# the dm-log-writes log, then a COW area
+CR_LOG_SECTORS=262144		# 128 MiB of log
+CR_NEXT_REGION=1
+CR_DM_SEQ=0
+CR_KEEP_PASSED=${CR_KEEP_PASSED:-0}
+
+cr_init() {
+	set -f
+	for m in ext4 ext4fc dm-flakey dm-log-writes dm-snapshot; do
+		modprobe "$m" || fail "modprobe $m"
+	done
+	mkdir -p "$CR_MNT" "$OUT/cases"
+	: >"$OUT/results"
+	: >"$OUT/regions"
+	cr_data_regions=$(($(blockdev --getsz "$CR_DATA") / CR_REGION_SECTORS))
+	# device-mapper through dmctl (static: dmsetup costs ~0.2 s a call
+	# under TCG); devices are used as /dev/dm-N
+	CR_LOG=/dev/$(dmctl create cr_log 0 $CR_LOG_SECTORS linear $CR_AUX 0) ||
+		fail "dmctl create cr_log"
+	CR_COW=/dev/$(dmctl create cr_cow 0 $CR_REGION_SECTORS linear $CR_AUX $CR_LOG_SECTORS) ||
+		fail "dmctl create cr_cow"
+}
+
+# cr_now: seconds since boot, hundredths.
+cr_now() {
+	read -r _t _ </proc/uptime
+	echo "$_t"
+}
+
+# cr_region ROLE: a fresh (all zero) region of the data disk as a new dm
+# device, in $cr_region_dev; records "INDEX CASE ROLE" for the host's
+# fsck.  Returns 1 when the disk is full.
+cr_region() {
+	cr_region_dev=
+	[ "$CR_NEXT_REGION" -lt "$cr_data_regions" ] || {
+		cr_why="out of regions ($cr_data_regions): attach a bigger data disk"
+		return 1
+	}
+	CR_DM_SEQ=$((CR_DM_SEQ + 1))
+	_name=cr$CR_DM_SEQ
+	# the region itself (crNr), and above it the device the file system
+	# lives on (crN), whose table the power cuts swap
+	if ! _raw=$(dmctl create "${_name}r" 0 $CR_REGION_SECTORS linear $CR_DATA $((CR_NEXT_REGION * CR_REGION_SECTORS))) ||
+		! _top=$(dmctl create "$_name" 0 $CR_REGION_SECTORS linear "/dev/$_raw" 0); then
+		cr_why="dmctl create $_name"
+		return 1
+	fi
+	cr_case_dms="$cr_case_dms $_name ${_name}r"
+	printf '%s\t%s\t%s\n' "$CR_NEXT_REGION" "$cr_id" "$1" >>"$OUT/regions"
+	cr_region_idx=$CR_NEXT_REGION
+	CR_NEXT_REGION=$((CR_NEXT_REGION + 1))
+	cr_region_name=$_name
+	cr_region_raw=/dev/$_raw
+	cr_region_dev=/dev/$_top
+}
+
+# cr_swap_suspended NAME TABLE: load TABLE into a suspended device, resume.
+cr_swap_suspended() {
+	# shellcheck disable=SC2086 # the table's words
+	dmctl swap "$1" $2
+}
+
+# cr_swap NAME TABLE: replace a live dm device's table (no fs freeze).
+cr_swap() {
+	# shellcheck disable=SC2086 # the table's words
+	dmctl swap "$1" $2
+}
+
+cr_fcinfo() {
+	cat "/proc/fs/$cr_fs_writer/$cr_dev_name/fc_info" 2>/dev/null
+}
+
+# cr_mkfs DEV BS: a fresh file system on DEV (which reads as zeroes): a
+# copy of the one made per block size at the first use (mkfs.ext4 costs
+# ~0.3 s under TCG, the copy a tenth of it; all cases share the UUID).
+cr_mkfs() {
+	_tpl=/tmp/cr_mkfs.$2
+	if [ ! -f "$_tpl" ]; then
+		truncate -s $((CR_REGION_SECTORS * 512)) "$_tpl.new" || return 1
+		# a 4 MiB journal and 1 MiB of fast-commit area (mke2fs would
+		# give a file system this small 1/64 of the journal: 16 blocks)
+		mkfs.ext4 -q -F -b "$2" -O fast_commit -J size=4,fast_commit_size=1024 \
+			-E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "$_tpl.new" >/dev/null 2>"$cr_dir/mkfs.err" ||
+			return 1
+		mv "$_tpl.new" "$_tpl"
+	fi
+	fsop sparse-copy "$_tpl" "$1" 2>"$cr_dir/mkfs.err"
+}
+
+cr_mount() {
+	mount -t "$1" -o noatime "$2" "$CR_MNT" 2>>"$cr_dir/log"
+}
+
+cr_umount() {
+	cd / || return 1
+	umount "$CR_MNT" 2>>"$cr_dir/log"
+}
+
+cr_log() {
+	echo "$*" >>"$cr_dir/log"
+}
+
+# --- running a workload ------------------------------------------------
+
+# cr_track PATH: remember PATH for the "pre" snapshots.
+cr_track() {
+	case " $cr_tracked " in
+	*" $1 "*) ;;
+	*) cr_tracked="$cr_tracked $1" ;;
+	esac
+}
+
+cr_pre() {
+	[ -n "$cr_tracked" ] || return 0
+	# shellcheck disable=SC2086 # a list of paths
+	fsop state $cr_tracked | sed "s/^/pre $1 /" >>"$cr_dir/manifest"
+}
+
+# cr_point_record KIND PATH: one more record at the last point.
+cr_point_record() {
+	cr_track "$2"
+	cr_rec "$1" "$(fsop state "$2")"
+}
+
+# cr_rec KIND STATE: the "rec" line of the point cr_k.
+cr_rec() {
+	_st=$2
+	_kind=$1
+	if [ "$_kind" = fdatasync ] && [ -s "$cr_dir/base_inos" ]; then
+		# fdatasync makes a new file's name durable with its data (ext4
+		# updates i_datasync_tid at creation), not a new name (link,
+		# rename) of an old inode: for those, "fdatasync-old"
+		_ino=${_st#* ino=}
+		grep -qx "${_ino%% *}" "$cr_dir/base_inos" && _kind=fdatasync-old
+	fi
+	echo "rec $cr_k $_kind $_st" >>"$cr_dir/manifest"
+}
+
+# cr_point KIND PATH: persistence point done: record "pre" (everything
+# tracked) and "rec" (PATH) with one fsop, mark the log.
+cr_point() {
+	cr_track "$2"
+	# shellcheck disable=SC2086 # a list of paths
+	fsop state $cr_tracked >/tmp/cr_state || return 1
+	_st=
+	while IFS= read -r _l; do
+		echo "pre $cr_k $_l"
+		case $_l in
+		"$2 "*) _st=$_l ;;
+		esac
+	done </tmp/cr_state >>"$cr_dir/manifest"
+	cr_rec "$1" "$_st"
+	if [ -n "$cr_markdev" ]; then
+		dmctl message "$cr_markdev" mark "p$cr_k" || return 1
+	fi
+	return 0
+}
+
+# cr_step LINE: run one workload step in $CR_MNT (the cwd).
+cr_step() {
+	# shellcheck disable=SC2086 # the step's words
+	set -- $1
+	[ $# -gt 0 ] || return 0
+	_verb=$1
+	shift
+	case $_verb in
+	\#* | bs | fc | =) return 0 ;;
+	sync)
+		fsop syncfs . || return 1
+		# the inodes made durable by this full commit (fdatasync below)
+		find . -xdev -exec fsop state {} + | tr ' ' '\n' | sed -n 's/^ino=//p' >"$cr_dir/base_inos"
+		cr_fcinfo >"$cr_dir/fc_info.before"
+		return 0
+		;;
+	fsync | fdatasync)
+		cr_k=$((cr_k + 1))
+		fsop "$_verb" "$1" || return 1
+		if [ -d "$1" ]; then
+			cr_point dir "$1"
+		else
+			cr_point "$_verb" "$1"
+		fi
+		return
+		;;
+	swrite)
+		cr_k=$((cr_k + 1))
+		fsop pwrite "$1" "$2" "$3" "$4" "$5" || return 1
+		if [ "$5" = sync ]; then
+			cr_point fsync "$1"
+		else
+			cr_point fdatasync "$1"
+		fi
+		return
+		;;
+	also)
+		# ext4 commits every queued change with an fsync (fast or full
+		# commit alike): PATH is durable with the last point too
+		[ "$cr_k" -gt 0 ] || return 2
+		if [ -d "$1" ]; then
+			cr_point_record dir "$1"
+		else
+			cr_point_record fsync "$1"
+		fi
+		return
+		;;
+	many)
+		_i=1
+		while [ "$_i" -le "$2" ]; do
+			cr_k=$((cr_k + 1))
+			fsop pwrite "$1/s$_i" 0 $((_i * 100)) "$_i" &&
+				fsop fsync "$1/s$_i" || return 1
+			cr_point fsync "$1/s$_i" || return 1
+			_i=$((_i + 1))
+		done
+		return 0
+		;;
+	mkdir) mkdir "$1" ;;
+	rmdir) rmdir "$1" ;;
+	creat) : >"$1" ;;
+	unlink) rm -f "$1" ;;
+	link) fsop link "$1" "$2" ;;
+	rename) fsop rename "$1" "$2" ;;
+	xchg) fsop rename "$1" "$2" exchange ;;
+	write) fsop pwrite "$1" "$2" "$3" "$4" ;;
+	trunc) fsop truncate "$1" "$2" ;;
+	falloc) fsop fallocate "$1" "$2" "$3" "$4" ;;
+	chmod) chmod "$2" "$1" ;;
+	chown) fsop chown "$1" "$2" "$3" ;;
+	utimes) fsop utimes "$1" "$2" "$3" ;;
+	setx) fsop setxattr "$1" "$2" "$3" ;;
+	rmx) fsop removexattr "$1" "$2" ;;
+	jflag) fsop setflags "$1" "$2" ;;
+	*)
+		echo "unknown step '$_verb'"
+		return 2
+		;;
+	esac
+}
+
+# cr_workload FILE: run FILE's steps in $CR_MNT, writing the manifest.
+cr_workload() {
+	cr_k=0
+	cr_tracked=
+	: >"$cr_dir/manifest"
+	# the baseline: at the mount, or (usually) after the setup's sync
+	cr_fcinfo >"$cr_dir/fc_info.before"
+	cd "$CR_MNT" || return 1
+	_wl=$1
+	if cr_setup_batch "$1" >/tmp/cr_batch; then
+		# the setup in one fsop process, then the rest step by step
+		if ! fsop batch </tmp/cr_batch >>"$cr_dir/log" 2>&1; then
+			cr_why="setup failed (fsop batch): $(tail -n 1 "$cr_dir/log")"
+			cd / || true
+			return 1
+		fi
+		cr_step sync || { cd / || true; cr_why="setup sync"; return 1; }
+		_wl=/tmp/cr_after_setup
+		awk 'done { print } $1 == "sync" { done = 1 }' "$1" >"$_wl"
+	fi
+	cr_run_steps "$_wl"
+}
+
+# cr_setup_batch WORKLOAD: the steps before "sync" as fsop batch lines;
+# 1 if there is no sync, or a setup step fsop cannot do.
+cr_setup_batch() {
+	awk '
+	$1 == "sync" { found = 1; exit }
+	$1 == "bs" || $1 ~ /^#/ || $1 == "=" || NF == 0 { next }
+	$1 == "mkdir" || $1 == "creat" || $1 == "link" || $1 == "chmod" || $1 == "chown" { print; next }
+	$1 == "write" { $1 = "pwrite"; print; next }
+	$1 == "setx" { $1 = "setxattr"; print; next }
+	$1 == "jflag" { $1 = "setflags"; print; next }
+	$1 == "trunc" { $1 = "truncate"; print; next }
+	$1 == "falloc" { $1 = "fallocate"; print; next }
+	{ bad = 1; exit }
+	END { exit (found && !bad) ? 0 : 1 }' "$1"
+}
+
+# --- checking --------------------------------------------------------------
+
+# cr_compare K AFTER: the diff lines (none: pass) between the manifest's
+# expectations after point K and AFTER (fsop state of the same paths).
+cr_compare() {
+	awk -v k="$1" -v fields_fsync="type ino size mode nlink uid gid mtime ctime data xattr" \
+		-v fields_fdatasync="type ino size data" \
+		-v fields_dir="type ino nlink entries" '
+	function parse(line, arr,    n, i, w, kv) {
+		split("", arr)
+		n = split(line, w, " ")
+		arr["path"] = w[1]
+		arr["type"] = w[2]
+		for (i = 3; i <= n; i++) {
+			kv = index(w[i], "=")
+			if (kv)
+				arr[substr(w[i], 1, kv - 1)] = substr(w[i], kv + 1)
+		}
+	}
+	function fields(kind) {
+		return kind == "fsync" ? fields_fsync : kind ~ /^fdatasync/ ? fields_fdatasync : fields_dir
+	}
+	function same(a, b, kind,    f, n, i) {
+		n = split(fields(kind), f, " ")
+		for (i = 1; i <= n; i++)
+			if (a[f[i]] != b[f[i]])
+				return 0
+		return 1
+	}
+	FILENAME == ARGV[1] {
+		# the manifest
+		if ($1 == "rec" && $2 <= k) {
+			kind[$4] = $3
+			line = $0
+			sub(/^rec [0-9]+ [a-z]+ /, "", line)
+			rec[$4] = line
+		}
+		if ($1 == "pre" && $2 == k + 1) {
+			line = $0
+			sub(/^pre [0-9]+ /, "", line)
+			pre[$3] = line
+		}
+		next
+	}
+	{ after[$1] = $0 }
+	END {
+		bad = 0
+		for (p in rec) {
+			parse(rec[p], r)
+			parse(pre[p], c)
+			if (!same(r, c, kind[p])) {
+				nstable++
+				continue
+			}
+			nchecked++
+			parse(after[p], a)
+			if (same(r, a, kind[p]))
+				continue
+			# an old inode under a new name, fdatasync: the name need
+			# not be there, the old one (or nothing) may be
+			if (kind[p] == "fdatasync-old" && a["ino"] != r["ino"]) {
+				nname++
+				continue
+			}
+			bad++
+			n = split(fields(kind[p]), f, " ")
+			printf "%s (%s at point %s):", p, kind[p], k
+			for (i = 1; i <= n; i++)
+				if (r[f[i]] != a[f[i]])
+					printf " %s want %s got %s", f[i], r[f[i]], (f[i] in a) ? a[f[i]] : "-"
+			printf "\n"
+		}
+		printf "# checked %d path(s), %d changed after their point (not checked), %d new name(s) of old inodes not durable under fdatasync (allowed), %d differ\n", nchecked, nstable, nname, bad >"/dev/stderr"
+	}' "$cr_dir/manifest" "$2"
+}
+
+# cr_check K WHAT: check the mounted file system against the manifest
+# after point K; on a difference set cr_why and return 1.
+cr_check() {
+	_paths=$(awk -v k="$1" '$1 == "rec" && $2 <= k { print $4 }' "$cr_dir/manifest" | sort -u | tr '\n' ' ')
+	: >"$cr_dir/after"
+	if [ -n "$_paths" ]; then
+		# shellcheck disable=SC2086 # a list of paths
+		(cd "$CR_MNT" && fsop state $_paths) >"$cr_dir/after" 2>>"$cr_dir/log"
+	fi
+	cr_compare "$1" "$cr_dir/after" >"$cr_dir/diff.now" 2>"$cr_dir/checked.now"
+	cr_log "$2: $(cat "$cr_dir/checked.now")"
+	if [ -s "$cr_dir/diff.now" ]; then
+		{
+			echo "--- $2: after point $1"
+			cat "$cr_dir/diff.now"
+		} >>"$cr_dir/diff"
+		cr_why="$2: $(head -n 1 "$cr_dir/diff.now")"
+		return 1
+	fi
+	return 0
+}
+
+# cr_fc_expect: the fc_info outcome the workload's "fc" lines ask for.
+cr_fc_expect() {
+	[ -s "$cr_dir/fc_info.before" ] || return 0
+	_msg=$(awk -F'\t' '
+	FILENAME == ARGV[1] { split($0, w, " "); if (w[1] == "fc") { n++; want[n] = substr($0, index($0, "fc ") + 3) }; next }
+	FILENAME == ARGV[2] { split($0, w, " "); if (w[2] == "commits" || w[2] == "ineligible") b[w[2]] = w[1]; else if ($1 ~ /^"/) b[$1] = $2; next }
+	{ split($0, w, " "); if (w[2] == "commits" || w[2] == "ineligible") a[w[2]] = w[1]; else if ($1 ~ /^"/) a[$1] = $2 }
+	END {
+		dc = a["commits"] - b["commits"]; di = a["ineligible"] - b["ineligible"]
+		for (r in a)
+			if (r ~ /^"/ && a[r] != b[r])
+				reasons = reasons sprintf(" %s+%d", r, a[r] - b[r])
+		got = sprintf("commits +%d, ineligible +%d, reasons%s", dc, di, reasons ? reasons : " none")
+		for (i = 1; i <= n; i++) {
+			split(want[i], w, " ")
+			what = w[1]
+			reason = want[i]; sub(/^[a-z]+ */, "", reason)
+			key = "\"" reason "\":"
+			if (what == "eligible") {
+				if (dc < 1 || di != 0 || reasons != "")
+					bad = bad "want eligible (commits +>=1, ineligible +0, no reason); "
+			} else if (what == "ineligible") {
+				if (di < 1 || a[key] - b[key] < 1 || dc != 0)
+					bad = bad "want ineligible with \"" reason "\" (no fast commit); "
+			} else if (what == "reason") {
+				if (a[key] - b[key] < 1)
+					bad = bad "want reason \"" reason "\" counted; "
+			} else if (what == "first") {
+				if (di != 1 || dc != 0 || reasons != "")
+					bad = bad "want the first fsync after mount to be one ineligible commit without reason; "
+			} else if (what == "none") {
+				if (dc != 0 || di != 0 || reasons != "")
+					bad = bad "want no fast commit activity; "
+			} else
+				bad = bad "unknown fc expectation " what "; "
+		}
+		if (bad)
+			print "fc_info: " bad "got " got
+		else
+			print "ok: " got
+	}' "$cr_wl" "$cr_dir/fc_info.before" "$cr_dir/fc_info.after")
+	cr_log "$_msg"
+	cr_fc_got=${_msg#ok: }
+	case $_msg in
+	ok:*) return 0 ;;
+	esac
+	cr_why=$_msg
+	return 1
+}
+
+# cr_dmesg_ok: nothing at warning level or worse since the case started,
+# other than what the shutdown ioctl says where the method used it.
+cr_dmesg_ok() {
+	case $cr_method in
+	flakey | logwrites) _sd=0 ;;
+	*) _sd=1 ;;
+	esac
+	_bad=$(dmesg -r | awk -v sd="$_sd" '
+		{
+			p = $0; sub(/^</, "", p); sub(/>.*/, "", p)
+			if (p % 8 > 4 || int(p / 8) != 0)
+				next
+		}
+		# TCG noise, and ext4 rate-limiting its own unmount messages
+		/hrtimer: interrupt took/ { next }
+		/callbacks suppressed/ { next }
+		# what EXT4_IOC_SHUTDOWN itself says, where we used it
+		sd && /shut down requested/ { next }
+		sd && /Aborting journal on device/ { next }
+		/loading out-of-tree module taints kernel/ { next }
+		/module verification failed/ { next }
+		{ print }')
+	[ -z "$_bad" ] && return 0
+	echo "$_bad" >>"$cr_dir/log"
+	cr_why="kernel said: $(echo "$_bad" | head -n 1 | sed 's/^<[0-9]*>\[[^]]*\] //')"
+	return 1
+}
+
+# --- one case ------------------------------------------------------------
+
+# cr_cleanup: whatever a failed case left: the mount, suspended or
+# extra dm devices.
+cr_cleanup() {
+	cd / || true
+	if grep -q " $CR_MNT " /proc/mounts; then
+		umount "$CR_MNT" 2>/dev/null || umount -l "$CR_MNT" 2>/dev/null
+	fi
+	if [ "$1" != pass ]; then
+		# scratch devices a failed case may have left
+		for _d in cr_lw cr_rsnap cr_snap; do
+			dmctl remove "$_d" 2>/dev/null
+		done
+	fi
+	for _d in $cr_case_dms; do
+		dmctl remove "$_d" 2>/dev/null && continue
+		# a failed case may have left it suspended, or a snapshot on it
+		dmctl remove cr_snap 2>/dev/null
+		dmctl resume "$_d" 2>/dev/null
+		dmctl remove "$_d" 2>/dev/null ||
+			echo "crash: could not remove dm device $_d" >>"$cr_dir/log"
+	done
+	cr_case_dms=
+}
+
+# cr_result VERDICT MESSAGE
+cr_result() {
+	cr_cleanup "$1"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$cr_id" "$cr_method" "$cr_fs_writer" \
+		"$cr_fs_replayer" "$1" "$2" >>"$OUT/results"
+	if [ "$1" = pass ] && [ "$CR_KEEP_PASSED" != 1 ]; then
+		rm -rf "$cr_dir"
+	else
+		cp "$cr_wl" "$cr_dir/workload"
+	fi
+}
+
+# cr_case ID WORKLOAD METHOD WRITER REPLAYER: run one case; its verdict
+# goes to $OUT/results.  METHOD: shutdown, flakey, logwrites, or
+# idem-flakey / idem-logwrites (a second power cut during the replay).
+# REPLAYER e2fsck: only write and cut; the host replays with e2fsck -fy
+# and a second boot checks (cr_case_check).
+cr_case() {
+	cr_id=$1 cr_wl=$2 cr_method=$3 cr_fs_writer=$4 cr_fs_replayer=$5
+	cr_dir=$OUT/cases/$cr_id
+	cr_why=
+	cr_markdev=
+	cr_fc_got=
+	cr_points=
+	cr_case_dms=
+	rm -rf "$cr_dir"
+	mkdir -p "$cr_dir"
+	# the kernel log from here on is this case's (the console keeps all)
+	dmesg -c >/dev/null
+	echo "ext4fc-harness: start $cr_id" >/dev/kmsg
+	_bs=$(awk '$1 == "bs" { print $2; exit }' "$cr_wl")
+	cr_bs=${_bs:-4096}
+	cr_region data || { cr_result fail "$cr_why"; return; }
+	cr_dev=$cr_region_dev cr_data_idx=$cr_region_idx
+	cr_dev_name=${cr_dev#/dev/}
+	cr_dm=$cr_region_name
+	cr_size=$CR_REGION_SECTORS
+	cr_target=$cr_region_raw
+	cr_base="0 $cr_size linear $cr_target 0"
+	if [ "$cr_method" = logwrites ]; then
+		# logged from the mkfs on; the replay starts from zeroes
+		dd if=/dev/zero of="$CR_LOG" bs=4096 count=1 2>/dev/null
+		cr_swap "$cr_dm" "0 $cr_size log-writes $cr_target $CR_LOG" ||
+			{ cr_result fail "dm-log-writes table"; return; }
+	fi
+	if ! cr_mkfs "$cr_dev" "$cr_bs"; then
+		cr_result fail "mkfs: $(head -n 1 "$cr_dir/mkfs.err")"
+		return
+	fi
+	case $cr_method in
+	flakey | idem-flakey)
+		cr_swap "$cr_dm" "0 $cr_size flakey $cr_target 0 180 0" ||
+			{ cr_result fail "dm-flakey table"; return; }
+		;;
+	esac
+	if ! cr_mount "$cr_fs_writer" "$cr_dev"; then
+		cr_result fail "mount -t $cr_fs_writer failed"
+		return
+	fi
+	if [ "$cr_method" = logwrites ]; then
+		cr_run_logwrites
+		return
+	fi
+	if ! cr_workload "$cr_wl"; then
+		cr_umount
+		cr_result fail "$cr_why"
+		return
+	fi
+	cr_fc_expect || { cr_cut_and_forget; cr_result fail "$cr_why"; return; }
+	if ! cr_cut; then
+		cr_result fail "$cr_why"
+		return
+	fi
+	if [ "$cr_fs_replayer" = e2fsck ]; then
+		# the host replays it; cr_case_check finishes the case
+		cp "$cr_wl" "$cr_dir/workload"
+		cr_cleanup pass
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$cr_id" "$cr_method" "$cr_fs_writer" \
+			"$cr_fs_replayer" pending "$cr_data_idx" >>"$OUT/results"
+		return
+	fi
+	case $cr_method in
+	idem-flakey) cr_replay_idem_flakey || { cr_result fail "$cr_why"; return; } ;;
+	idem-logwrites) cr_replay_idem_logwrites || { cr_result fail "$cr_why"; return; } ;;
+	esac
+	if ! cr_mount "$cr_fs_replayer" "$cr_dev"; then
+		cr_result fail "mount -t $cr_fs_replayer after the power cut failed"
+		return
+	fi
+	cr_check "$cr_k" "replayed by $cr_fs_replayer" || { cr_umount; cr_result fail "$cr_why"; return; }
+	cr_umount || { cr_result fail "umount after the check"; return; }
+	cr_dmesg_ok || { cr_result fail "$cr_why"; return; }
+	cr_result pass "$cr_k point(s)${cr_points:+, $cr_points}${cr_fc_got:+; $cr_fc_got}"
+}
+
+# cr_cut: the power cut of cr_method, after the last point; leaves the
+# file system unmounted and the device back to its plain mapping.
+cr_cut() {
+	case $cr_method in
+	shutdown | idem-logwrites)
+		fsop shutdown "$CR_MNT" nologflush || { cr_why="shutdown ioctl"; return 1; }
+		cr_umount || { cr_why="umount after shutdown"; return 1; }
+		;;
+	flakey | idem-flakey)
+		cr_swap "$cr_dm" "0 $cr_size flakey $cr_target 0 0 180 1 drop_writes" ||
+			{ cr_why="dm-flakey drop_writes"; return 1; }
+		cr_umount || { cr_why="umount on dm-flakey"; return 1; }
+		cr_swap "$cr_dm" "$cr_base" || { cr_why="dm-flakey restore"; return 1; }
+		;;
+	*)
+		cr_why="unknown method $cr_method"
+		return 1
+		;;
+	esac
+	return 0
+}
+
+cr_cut_and_forget() {
+	_w=$cr_why
+	cr_cut >/dev/null 2>&1
+	cr_why=$_w
+}
+
+# Idempotence, dm-flakey: the first replay mount runs with every write
+# dropped (as if the power went during all of it), is checked, cut; the
+# second replay starts from the same crashed image and must reach the
+# same state.
+cr_replay_idem_flakey() {
+	cr_swap "$cr_dm" "0 $cr_size flakey $cr_target 0 0 180 1 drop_writes" ||
+		{ cr_why="dm-flakey drop_writes for the replay"; return 1; }
+	cr_mount "$cr_fs_replayer" "$cr_dev" || { cr_why="first replay mount (writes dropped)"; return 1; }
+	cr_check "$cr_k" "first replay, writes dropped" || { cr_umount; return 1; }
+	fsop shutdown "$CR_MNT" nologflush
+	cr_umount || { cr_why="umount after the first replay"; return 1; }
+	cr_swap "$cr_dm" "$cr_base" || { cr_why="dm-flakey restore"; return 1; }
+	cr_points="replayed twice"
+	return 0
+}
+
+# Idempotence, dm-log-writes: the first replay mount runs on a
+# throw-away snapshot of the crashed image, through dm-log-writes, so its
+# writes are recorded; then for every flush/FUA point of that log, a new
+# snapshot of the crashed image gets the replay's writes up to there (a
+# power cut during the first replay) and is mounted (the second replay),
+# checked and e2fsck'd.  The crashed image itself is left as it was, for
+# the caller to replay normally.
+cr_replay_idem_logwrites() {
+	dd if=/dev/zero of="$CR_LOG" bs=4096 count=1 2>/dev/null
+	_rs=/dev/$(dmctl create cr_rsnap 0 $CR_REGION_SECTORS snapshot "$cr_dev" "$CR_COW" N 8) ||
+		{ cr_why="dm-snapshot of the crashed image"; return 1; }
+	_lw=/dev/$(dmctl create cr_lw 0 $CR_REGION_SECTORS log-writes "$_rs" "$CR_LOG") ||
+		{ cr_why="dm-log-writes over the snapshot"; return 1; }
+	dmctl message cr_lw mark crashed
+	cr_mount "$cr_fs_replayer" "$_lw" || { cr_why="replay mount on dm-log-writes"; return 1; }
+	dmctl message cr_lw mark replayed
+	cr_check "$cr_k" "first replay (recorded)" || return 1
+	fsop shutdown "$CR_MNT" nologflush
+	cr_umount || { cr_why="umount after the recorded replay"; return 1; }
+	if ! dmctl remove cr_lw || ! dmctl remove cr_rsnap; then
+		cr_why="dmctl remove"
+		return 1
+	fi
+	_from=$(logreplay find "$CR_LOG" crashed) || { cr_why="no 'crashed' mark in the log"; return 1; }
+	_to=$(logreplay find "$CR_LOG" replayed) || { cr_why="no 'replayed' mark in the log"; return 1; }
+	logreplay points "$CR_LOG" |
+		awk -v a="$_from" -v b="$_to" '$1 > a && $1 <= b && $2 != "mark" && $3 == 1 { print $1 }' >"$cr_dir/points"
+	# the last one: the whole first replay, then a second on top of it
+	echo "$_to" >>"$cr_dir/points"
+	_n=0
+	while read -r _p; do
+		_n=$((_n + 1))
+		_what="power cut during the replay, at entry $_p"
+		_snap=/dev/$(dmctl create cr_snap 0 $CR_REGION_SECTORS snapshot "$cr_dev" "$CR_COW" N 8) ||
+			{ cr_why="$_what: dm-snapshot"; return 1; }
+		logreplay replay "$CR_LOG" "$_snap" $((_from + 1)) "$_p" ||
+			{ cr_why="$_what: logreplay"; return 1; }
+		cr_mount "$cr_fs_replayer" "$_snap" || { cr_why="$_what: mount -t $cr_fs_replayer failed"; return 1; }
+		cr_check "$cr_k" "$_what" || return 1
+		cr_point_close "$_what" || return 1
+	done <"$cr_dir/points"
+	cr_points="replay cut at $_n point(s)"
+	return 0
+}
+
+# cr_point_open DEV WHAT: mount a throw-away snapshot of DEV (the
+# replayer replays into it).
+cr_point_open() {
+	_snap=/dev/$(dmctl create cr_snap 0 $CR_REGION_SECTORS snapshot "$1" "$CR_COW" N 8) ||
+		{ cr_why="$2: dm-snapshot"; return 1; }
+	if ! cr_mount "$cr_fs_replayer" "$_snap"; then
+		dmctl remove cr_snap
+		cr_why="$2: mount -t $cr_fs_replayer failed"
+		return 1
+	fi
+	return 0
+}
+
+# cr_point_close WHAT: unmount the snapshot, e2fsck -fn it, drop it.
+cr_point_close() {
+	cr_umount || { cr_why="$1: umount"; return 1; }
+	if ! e2fsck -fn "$_snap" >"$cr_dir/fsck.now" 2>&1; then
+		{
+			echo "--- $1: e2fsck -fn"
+			cat "$cr_dir/fsck.now"
+		} >>"$cr_dir/diff"
+		dmctl remove cr_snap
+		cr_why="$1: e2fsck -fn: $(grep -v '^e2fsck\|^Pass\|^$' "$cr_dir/fsck.now" | head -n 1)"
+		return 1
+	fi
+	dmctl remove cr_snap || { cr_why="$1: dmctl remove"; return 1; }
+	return 0
+}
+
+# cr_point_check DEV K WHAT: mount a throw-away snapshot of DEV, let the
+# replayer replay, check the manifest after point K, unmount, e2fsck -fn.
+cr_point_check() {
+	cr_point_open "$1" "$3" || return 1
+	if ! cr_check "$2" "$3"; then
+		cr_umount
+		dmctl remove cr_snap
+		return 1
+	fi
+	cr_point_close "$3"
+}
+
+# dm-log-writes: everything from the mkfs on is logged; the setup ends
+# with a mark "start", every point K with a mark pK, the workload with
+# "end".  After a clean unmount the log is replayed onto a fresh region:
+# up to "start" in one go, then to every flush, FUA and mark, each
+# checked on a throw-away snapshot.
+cr_run_logwrites() {
+	_setup=/tmp/cr_setup.$$ _ops=/tmp/cr_ops.$$
+	awk -v s="$_setup" -v o="$_ops" '
+		!done { print > s } !done && $1 == "sync" { done = 1; next } done { print > o }
+		END { if (!done) { close(o); printf "" > o } }' "$cr_wl"
+	[ -f "$_ops" ] || : >"$_ops"
+	cr_k=0
+	if ! cr_workload "$_setup"; then
+		cr_umount
+		cr_result fail "$cr_why"
+		return
+	fi
+	dmctl message "$cr_dm" mark start
+	cr_markdev=$cr_dm
+	# the rest of the workload, continuing the manifest
+	_k0=$cr_k
+	cr_workload_continue "$_ops" || { cr_umount; cr_result fail "$cr_why"; return; }
+	cr_fc_expect || { cr_umount; cr_result fail "$cr_why"; return; }
+	dmctl message "$cr_dm" mark end
+	cr_markdev=
+	cr_umount || { cr_result fail "umount on dm-log-writes"; return; }
+	cr_swap "$cr_dm" "$cr_base" || { cr_result fail "linear table back"; return; }
+	if ! _from=$(logreplay find "$CR_LOG" start) || ! _to=$(logreplay find "$CR_LOG" end); then
+		cr_result fail "marks start/end not in the log"
+		return
+	fi
+	logreplay points "$CR_LOG" |
+		awk -v a="$_from" -v b="$_to" '$1 > a && $1 <= b { print }' >"$cr_dir/points"
+	# a fresh region, the log up to "start" (mkfs, setup) in one go
+	cr_region replay || { cr_result fail "$cr_why"; return; }
+	cr_copy=$cr_region_dev
+	logreplay replay "$CR_LOG" "$cr_copy" 0 "$_from" || { cr_result fail "logreplay to the start"; return; }
+	_prev=$_from _n=0 _kk=$_k0
+	# points that leave the device as it was (a mark right after the
+	# FUA that ended an fsync) are checked on the same mount
+	_open=0
+	while read -r _p _kind _chg _name; do
+		_what="log replayed to entry $_p ($_kind${_name:+ $_name}"
+		if [ "$_chg" = 1 ] || [ "$_open" = 0 ]; then
+			if [ "$_open" = 1 ]; then
+				_open=0
+				cr_point_close "$_last" || { cr_result fail "$cr_why"; return; }
+			fi
+			logreplay replay "$CR_LOG" "$cr_copy" $((_prev + 1)) "$_p" ||
+				{ cr_result fail "logreplay to entry $_p"; return; }
+		fi
+		_prev=$_p
+		case $_kind:$_name in
+		mark:p*) _kk=${_name#p} ;;
+		mark:end) _kk=$cr_k ;;
+		esac
+		_n=$((_n + 1))
+		_what="$_what, after point $_kk)"
+		if [ "$_open" = 0 ]; then
+			cr_point_open "$cr_copy" "$_what" || { cr_result fail "$cr_why"; return; }
+			_open=1
+		fi
+		_last=$_what
+		cr_check "$_kk" "$_what" || { cr_result fail "$cr_why"; return; }
+	done <"$cr_dir/points"
+	if [ "$_open" = 1 ]; then
+		cr_point_close "$_last" || { cr_result fail "$cr_why"; return; }
+	fi
+	# the copy, replayed to the end and mounted once, for the host's fsck
+	if ! cr_mount "$cr_fs_replayer" "$cr_copy"; then
+		cr_result fail "mount -t $cr_fs_replayer of the log replayed to the end"
+		return
+	fi
+	if ! cr_check "$cr_k" "log replayed to the end"; then
+		cr_result fail "$cr_why"
+		return
+	fi
+	cr_umount || { cr_result fail "umount of the log replayed to the end"; return; }
+	cr_dmesg_ok || { cr_result fail "$cr_why"; return; }
+	cr_result pass "$cr_k point(s), log replayed to $_n flush/FUA/mark point(s)${cr_fc_got:+; $cr_fc_got}"
+}
+
+# cr_workload_continue FILE: more steps, keeping cr_k and the manifest.
+cr_workload_continue() {
+	cd "$CR_MNT" || return 1
+	cr_fcinfo >"$cr_dir/fc_info.before"
+	cr_run_steps "$1"
+}
+
+# cr_run_steps FILE: run FILE's steps (cwd: the mount), then the point
+# after the last one and fc_info.after; 1 with cr_why set if a step fails.
+cr_run_steps() {
+	while IFS= read -r _line; do
+		if ! cr_step "$_line" >>"$cr_dir/log" 2>&1; then
+			cr_log "step failed: $_line"
+			cd / || true
+			cr_why="step failed: $_line"
+			return 1
+		fi
+	done <"$1"
+	cr_pre $((cr_k + 1))
+	cd / || return 1
+	cr_fcinfo >"$cr_dir/fc_info.after"
+	return 0
+}
+
+# cr_case_check ID WORKLOAD METHOD WRITER REGION: the second boot of an
+# e2fsck cell: the host ran e2fsck -fy on the region; mount it (as the
+# writer's type) and check the manifest kept from the first boot.
+cr_case_check() {
+	cr_id=$1 cr_wl=$2 cr_method=$3 cr_fs_writer=$4 cr_fs_replayer=e2fsck
+	cr_dir=$OUT/cases/$cr_id
+	cr_why=
+	mkdir -p "$cr_dir"
+	cp "$TESTDIR/$cr_id.manifest" "$cr_dir/manifest"
+	dmesg -c >/dev/null
+	echo "ext4fc-harness: start $cr_id" >/dev/kmsg
+	cr_case_dms="cr_chk$5"
+	_chk=/dev/$(dmctl create "cr_chk$5" 0 $CR_REGION_SECTORS linear $CR_DATA $(($5 * CR_REGION_SECTORS))) ||
+		{ cr_result fail "dmctl create"; return; }
+	_k=$(awk '$1 == "rec" { k = $2 } END { print k + 0 }' "$cr_dir/manifest")
+	if ! cr_mount "$cr_fs_writer" "$_chk"; then
+		cr_result fail "mount after e2fsck -fy failed"
+		return
+	fi
+	cr_check "$_k" "replayed by e2fsck -fy" || { cr_umount; cr_result fail "$cr_why"; return; }
+	cr_umount
+	cr_dmesg_ok || { cr_result fail "$cr_why"; return; }
+	cr_result pass "$_k point(s)"
+}

@@ -1,0 +1,58 @@
+#!/bin/bash
+# repro.sh: run one crash case again, alone, keeping all its files.
+#
+#   tests/crash/repro.sh opcase NAME [METHOD [WRITER [REPLAYER]]]
+#   tests/crash/repro.sh seed SEED [METHOD [WRITER [REPLAYER]]]
+#
+# NAME: a case of tests/crash/lib/opcases; SEED: an acegen seed.
+# METHOD: shutdown (default for opcase), flakey, logwrites, idem-flakey,
+# idem-logwrites, auto (default for seed: what the seed picks).  WRITER
+# ext4fc (default) or ext4; REPLAYER ext4fc (default), ext4 or e2fsck.
+# Prints the workload, the manifest check, the diff, fc_info; the files
+# are in build/results/crash/repro/ID/.
+set -euo pipefail
+kind=${1:-}
+what=${2:-}
+if [[ "$kind" != opcase && "$kind" != seed || -z "$what" ]]; then
+	sed -n '2,12s/^# \{0,1\}//p' "$0"
+	exit 2
+fi
+if [[ "$kind" == seed ]]; then
+	method=${3:-auto}
+else
+	method=${3:-shutdown}
+fi
+writer=${4:-ext4fc}
+replayer=${5:-ext4fc}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+export SEQ=crash/repro
+export RESULTS=$top/build/results/crash/repro/$kind-$what-$method-$writer-$replayer
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS"
+# shellcheck source=../lib/common.sh
+. "$top/tests/lib/common.sh"
+# shellcheck source=lib/host.sh
+. "$top/tests/crash/lib/host.sh"
+crash_need
+if [[ "$kind" == seed ]]; then
+	echo "--- workload of seed $what (build/bin/acegen $what):"
+	"$top/build/bin/acegen" "$what" | sed 's/^/    /'
+else
+	crash_opcases | grep -qx -- "$what" || { echo "no case '$what' in tests/crash/lib/opcases" >&2; exit 2; }
+fi
+printf 'keep\n%s %s %s %s %s\n' "$kind" "$what" "$method" "$writer" "$replayer" >"$RESULTS/plan"
+crash_run "$RESULTS/plan"
+rc=0
+crash_report "repro" || rc=1
+for d in "$RESULTS"/guest/cases/*/; do
+	[[ -d "$d" ]] || continue
+	echo "--- $(basename "$d"): log"
+	sed 's/^/    /' "$d/log" 2>/dev/null || true
+	for f in diff fc_info.before fc_info.after e2fsck-fy.txt host-e2fsck.txt; do
+		[[ -s "$d/$f" ]] || continue
+		echo "--- $f"
+		sed 's/^/    /' "$d/$f"
+	done
+	echo "    (all files: $d)"
+done
+exit $rc
