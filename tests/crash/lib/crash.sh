@@ -30,14 +30,19 @@
 #                  an O_SYNC write), the state of every path recorded so
 #                  far: what a power cut between points K-1 and K may find
 #   rec K KIND STATE   after point K, the state of what it made durable
-#                  (KIND fsync, fdatasync or dir)
+#                  (KIND fsync, fdatasync, osync, odsync or dir; osync
+#                  and odsync, an O_SYNC / O_DSYNC write, add
+#                  range=OFF:LEN:SEED)
 #
 # and after the last one "pre N+1" (the state at the power cut).  STATE is
 # an fsop state line.  After a cut that followed point K, a path whose
 # last record R is from a point <= K and whose state at pre K+1 is still
 # R (so it was not changed after it was made durable) must have R's
 # fields after the replay: all but atime for fsync, size and data for
-# fdatasync, the entries (names) and link count for a directory.  An
+# fdatasync, the entries (names) and link count for a directory; for an
+# O_SYNC (O_DSYNC) write, fsync's (fdatasync's) fields but, instead of
+# the whole file's data, the written range: the rest of the file's dirty
+# data is not made durable by it.  An
 # fdatasync'd path that is a new name (link, rename) of an inode older
 # than the setup's sync may be missing or be another inode: fdatasync
 # does not make a name durable (the data of the inode it names, if
@@ -179,12 +184,19 @@ cr_point_record() {
 cr_rec() {
 	_st=$2
 	_kind=$1
-	if [ "$_kind" = fdatasync ] && [ -s "$cr_dir/base_inos" ]; then
+	case $_kind in
+	osync | odsync)
+		# O_SYNC / O_DSYNC make the written range durable, not the
+		# rest of the file's dirty data: the check verifies the range
+		_st="$_st range=$cr_range"
+		;;
+	esac
+	if { [ "$_kind" = fdatasync ] || [ "$_kind" = odsync ]; } && [ -s "$cr_dir/base_inos" ]; then
 		# fdatasync makes a new file's name durable with its data (ext4
 		# updates i_datasync_tid at creation), not a new name (link,
 		# rename) of an old inode: for those, "fdatasync-old"
 		_ino=${_st#* ino=}
-		grep -qx "${_ino%% *}" "$cr_dir/base_inos" && _kind=fdatasync-old
+		grep -qx "${_ino%% *}" "$cr_dir/base_inos" && _kind=$_kind-old
 	fi
 	echo "rec $cr_k $_kind $_st" >>"$cr_dir/manifest"
 }
@@ -238,10 +250,11 @@ cr_step() {
 	swrite)
 		cr_k=$((cr_k + 1))
 		fsop pwrite "$1" "$2" "$3" "$4" "$5" || return 1
+		cr_range=$2:$3:$4
 		if [ "$5" = sync ]; then
-			cr_point fsync "$1"
+			cr_point osync "$1"
 		else
-			cr_point fdatasync "$1"
+			cr_point odsync "$1"
 		fi
 		return
 		;;
@@ -336,6 +349,8 @@ cr_setup_batch() {
 cr_compare() {
 	awk -v k="$1" -v fields_fsync="type ino size mode nlink uid gid mtime ctime data xattr" \
 		-v fields_fdatasync="type ino size data" \
+		-v fields_osync="type ino size mode nlink uid gid mtime ctime xattr range" \
+		-v fields_odsync="type ino size range" \
 		-v fields_dir="type ino nlink entries" '
 	function parse(line, arr,    n, i, w, kv) {
 		split("", arr)
@@ -349,10 +364,19 @@ cr_compare() {
 		}
 	}
 	function fields(kind) {
-		return kind == "fsync" ? fields_fsync : kind ~ /^fdatasync/ ? fields_fdatasync : fields_dir
+		return kind == "fsync" ? fields_fsync : kind ~ /^fdatasync/ ? fields_fdatasync : \
+			kind == "osync" ? fields_osync : kind ~ /^odsync/ ? fields_odsync : fields_dir
 	}
-	function same(a, b, kind,    f, n, i) {
-		n = split(fields(kind), f, " ")
+	# what must not change after the point for it to be checked: for an
+	# O_SYNC range, the whole file
+	function stable(kind,    f) {
+		f = fields(kind)
+		if (sub(/ range$/, " data", f))
+			return f
+		return f
+	}
+	function same(a, b, kind, flist,    f, n, i) {
+		n = split(flist == "" ? fields(kind) : flist, f, " ")
 		for (i = 1; i <= n; i++)
 			if (a[f[i]] != b[f[i]])
 				return 0
@@ -363,7 +387,7 @@ cr_compare() {
 		if ($1 == "rec" && $2 <= k) {
 			kind[$4] = $3
 			line = $0
-			sub(/^rec [0-9]+ [a-z]+ /, "", line)
+			sub(/^rec [0-9]+ [a-z-]+ /, "", line)
 			rec[$4] = line
 		}
 		if ($1 == "pre" && $2 == k + 1) {
@@ -379,7 +403,7 @@ cr_compare() {
 		for (p in rec) {
 			parse(rec[p], r)
 			parse(pre[p], c)
-			if (!same(r, c, kind[p])) {
+			if (!same(r, c, kind[p], stable(kind[p]))) {
 				nstable++
 				continue
 			}
@@ -389,7 +413,7 @@ cr_compare() {
 				continue
 			# an old inode under a new name, fdatasync: the name need
 			# not be there, the old one (or nothing) may be
-			if (kind[p] == "fdatasync-old" && a["ino"] != r["ino"]) {
+			if (kind[p] ~ /-old$/ && a["ino"] != r["ino"]) {
 				nname++
 				continue
 			}
@@ -405,6 +429,28 @@ cr_compare() {
 	}' "$cr_dir/manifest" "$2"
 }
 
+# cr_ranges K: for the paths whose last record up to point K is an O_SYNC
+# or O_DSYNC write, add to their "after" line whether the range holds what
+# was written ("range=OFF:LEN:SEED", as recorded) or not ("range=bad").
+cr_ranges() {
+	awk -v k="$1" '$1 == "rec" && $2 <= k { r[$4] = ""; if (match($0, / range=[^ ]*/)) r[$4] = substr($0, RSTART + 7, RLENGTH - 7) }
+		END { for (p in r) if (r[p] != "") print p, r[p] }' "$cr_dir/manifest" >/tmp/cr_ranges
+	[ -s /tmp/cr_ranges ] || return 0
+	while read -r _p _r; do
+		_o=${_r%%:*}
+		_s=${_r##*:}
+		_l=${_r#*:}
+		_l=${_l%:*}
+		if (cd "$CR_MNT" && fsop verify "$_p" "$_o" "$_l" "$_s") >/dev/null 2>&1; then
+			_v=$_r
+		else
+			_v=bad
+		fi
+		awk -v p="$_p" -v v="$_v" '$1 == p { $0 = $0 " range=" v } { print }' "$cr_dir/after" >/tmp/cr_after &&
+			mv /tmp/cr_after "$cr_dir/after"
+	done </tmp/cr_ranges
+}
+
 # cr_check K WHAT: check the mounted file system against the manifest
 # after point K; on a difference set cr_why and return 1.
 cr_check() {
@@ -413,6 +459,7 @@ cr_check() {
 	if [ -n "$_paths" ]; then
 		# shellcheck disable=SC2086 # a list of paths
 		(cd "$CR_MNT" && fsop state $_paths) >"$cr_dir/after" 2>>"$cr_dir/log"
+		cr_ranges "$1"
 	fi
 	cr_compare "$1" "$cr_dir/after" >"$cr_dir/diff.now" 2>"$cr_dir/checked.now"
 	cr_log "$2: $(cat "$cr_dir/checked.now")"
@@ -496,6 +543,8 @@ cr_dmesg_ok() {
 		# what EXT4_IOC_SHUTDOWN itself says, where we used it
 		sd && /shut down requested/ { next }
 		sd && /Aborting journal on device/ { next }
+		# jbd2 failing to write data after the shut-down cut it off
+		sd && /Detected IO errors while flushing file data/ { next }
 		/loading out-of-tree module taints kernel/ { next }
 		/module verification failed/ { next }
 		{ print }')
