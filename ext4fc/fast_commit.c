@@ -1,0 +1,1125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ext4fc fast commits: what changed since the last full commit, and how an
+ * fsync writes just that.
+ *
+ * A full jbd2 commit writes every metadata block a transaction dirtied.  A
+ * fast commit writes a log of logical changes instead ("inode 12 maps
+ * logical block 0 to block 9000", "name foo in directory 2 is inode 12")
+ * into the fast-commit area at the end of the journal, and recovery
+ * rebuilds the blocks from it (fc_replay.c).  The record format is in
+ * fast_commit.h; jbd2's side (the area, the exclusion between fast and
+ * full commits, the fc buffers) is jbd2fc/fast_commit.c.
+ *
+ * What is tracked
+ *
+ *   Since the last full commit ("the epoch") we keep two queues per
+ *   superblock, each in two generations, s_fc_q[] for inodes and
+ *   s_fc_dentry_q[] for name operations:
+ *
+ *   - a name operation (create, link, unlink) is a struct ext4fc_dentry,
+ *     queued in the order ext4 did them; a create is also hung on the new
+ *     inode (i_fc_dilist), so the commit can log that inode before its
+ *     name and an inode evicted before any commit takes its create along;
+ *   - an inode is queued the first time a handle dirties it in the epoch,
+ *     with the union of the logical blocks whose mapping changed
+ *     (i_fc_lblk_start/len, under i_fc_lock).  The mapping itself is read
+ *     back from the extent tree at commit time, so the range only has to
+ *     be a superset.  Directories are never queued: their changes are the
+ *     name operations.
+ *
+ *   New entries go to the FC_Q_MAIN generation, unless a commit (fast or
+ *   full) is running: then they go to FC_Q_STAGING, and the cleanup after
+ *   that commit splices STAGING behind MAIN.  So a commit only ever walks
+ *   entries that existed when it started, and what changes meanwhile is
+ *   kept for the next one.
+ *
+ * Locking
+ *
+ *   s_fc_lock (spinlock) protects both queues, their list links and the
+ *   EXT4_STATE_FC_COMMITTING bits.  i_fc_lock (mutex) protects an inode's
+ *   tracked range and the transaction it belongs to.  jbd2_fc_begin_commit()
+ *   locks out new handles for the whole fast commit, so no inode changes
+ *   under it: that is the bracket that keeps a commit from ever logging an
+ *   inode half-changed.  ext4_fc_start_update()/ext4_fc_stop_update() are
+ *   the finer bracket for callers that change an inode outside a handle;
+ *   the commit waits for an inode's updates to drain.  An inode being
+ *   committed carries EXT4_STATE_FC_COMMITTING; eviction (ext4_fc_del())
+ *   waits for it to clear, so the commit never touches a freed inode.
+ *
+ * Ineligibility
+ *
+ *   An operation the format can't express calls ext4_fc_mark_ineligible():
+ *   the superblock is flagged and the flag remembers the newest transaction
+ *   it applies to.  Every fsync until a full commit of that transaction
+ *   falls back to a full commit, and the cleanup after it clears the flag.
+ *   Keying the flag on a tid (rather than a start/stop pair around the
+ *   operation) is as safe: the operation runs inside a handle of that tid,
+ *   so no fast commit can be taken between the change and a full commit
+ *   that contains it.  Tracking goes on while the flag is set, so what the
+ *   next transaction does is never missed.
+ *
+ * The commit (ext4_fc_commit(), from fsync)
+ *
+ *   1. jbd2_fc_begin_commit(): wait out a running commit; if it covered
+ *      our transaction we are done ("skipped").
+ *   2. Freeze the MAIN queues: every queued inode, and every inode a
+ *      queued create names, gets EXT4_STATE_FC_COMMITTING.
+ *   3. Write and wait for their data (ordered mode: the blocks the new
+ *      extents point at must be on disk before the records that point at
+ *      them).
+ *   4. Records: HEAD once per epoch (the first fast commit after a full
+ *      one), the name operations in order (a create logs its inode's
+ *      INODE and ranges first, so replay has an inode to link), then for
+ *      each inode its ranges (ADD_RANGE for mapped extents, DEL_RANGE for
+ *      holes, read from the extent map) and its raw INODE, and a TAIL with
+ *      the tid and the crc of the fast commit.  Records never cross a
+ *      block: the rest of a block that can't hold the next record is a
+ *      PAD; the tail fills its block, so the next fast commit starts on a
+ *      new one.  Only the block holding the tail is written with
+ *      preflush+FUA: it orders all the earlier blocks and makes the commit
+ *      durable at once.
+ *   5. Wait for the fc buffers, jbd2_fc_end_commit(); the cleanup callback
+ *      empties MAIN and promotes STAGING.
+ *
+ *   Any failure (area full, memory, I/O, a record that can't fit) ends in
+ *   jbd2_fc_end_commit_fallback(): a full commit of the transaction, which
+ *   is always correct because it contains everything the fast commit would
+ *   have said, and which empties the area.  The fsync never returns before
+ *   its changes are durable one way or the other.
+ *
+ * fc_info (/proc/fs/ext4fc/DEV/fc_info) counts the outcomes, the reasons,
+ * the blocks written and a commit latency histogram.
+ */
+
+#include "ext4.h"
+#include "ext4_jbd2.h"
+#include "ext4_extents.h"
+
+#include <trace/events/ext4fc.h>
+
+/* One queued name operation. */
+struct ext4fc_dentry {
+	struct list_head fd_queue;	/* in sbi->s_fc_dentry_q[] */
+	struct list_head fd_inode;	/* in ei->i_fc_dilist (creates only) */
+	u16 fd_tag;			/* EXT4_FC_TAG_{CREAT,LINK,UNLINK} */
+	u32 fd_dir;			/* parent directory */
+	u32 fd_ino;			/* inode the name refers to */
+	u32 fd_len;
+	unsigned char *fd_name;		/* fd_short or kmalloc()ed */
+	unsigned char fd_short[DNAME_INLINE_LEN];
+};
+
+static struct kmem_cache *ext4fc_dentry_cache;
+
+/* Outcome of one ext4_fc_commit() call, for the statistics. */
+enum fc_outcome {
+	FC_DONE,		/* fast commit written */
+	FC_INELIGIBLE,		/* flagged ineligible: full commit */
+	FC_FAILED,		/* fast commit failed: full commit */
+	FC_SKIPPED,		/* another commit covered this fsync */
+};
+
+static bool fc_off(struct super_block *sb)
+{
+	return !test_opt2(sb, JOURNAL_FAST_COMMIT) ||
+	       (EXT4_SB(sb)->s_mount_state & EXT4_FC_REPLAY);
+}
+
+/* The generation new entries go to: see "What is tracked" above. */
+static struct list_head *fc_generation(struct ext4_sb_info *sbi,
+				       struct list_head *q)
+{
+	unsigned long busy = JBD2_FULL_COMMIT_ONGOING |
+			     JBD2_FAST_COMMIT_ONGOING;
+
+	return &q[(sbi->s_journal->j_flags & busy) ? FC_Q_STAGING : FC_Q_MAIN];
+}
+
+static void fc_forget_range(struct ext4_inode_info *ei)
+{
+	ei->i_fc_lblk_start = 0;
+	ei->i_fc_lblk_len = 0;
+}
+
+/*
+ * The inode's record belongs to the transaction of @tid: a change in a
+ * newer transaction than the one the range was collected in starts a new
+ * range (the older one is in a full commit by now).  i_fc_lock held.
+ */
+static void fc_enter_tid(struct ext4_inode_info *ei, tid_t tid)
+{
+	if (ei->i_sync_tid != tid) {
+		fc_forget_range(ei);
+		ei->i_sync_tid = tid;
+	}
+}
+
+static void fc_queue_inode(struct inode *inode)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(inode->i_sb);
+	struct ext4_inode_info *ei = EXT4_I(inode);
+
+	spin_lock(&sbi->s_fc_lock);
+	if (list_empty(&ei->i_fc_list))
+		list_add_tail(&ei->i_fc_list, fc_generation(sbi, sbi->s_fc_q));
+	spin_unlock(&sbi->s_fc_lock);
+}
+
+static bool fc_committing(struct inode *inode)
+{
+	return ext4_test_inode_state(inode, EXT4_STATE_FC_COMMITTING);
+}
+
+/*
+ * Wait until the commit that holds @inode is over.  Called with s_fc_lock
+ * held, returns with it dropped.  The wait is keyed on the address of
+ * i_fc_list in a hashed queue, so the waker never touches the inode after
+ * clearing the bit (the waiter may free it right away).
+ */
+static void fc_wait_commit_done(struct inode *inode)
+	__releases(&EXT4_SB(inode->i_sb)->s_fc_lock)
+{
+	spin_unlock(&EXT4_SB(inode->i_sb)->s_fc_lock);
+	wait_var_event(&EXT4_I(inode)->i_fc_list, !fc_committing(inode));
+}
+
+static void fc_release_inode(struct ext4_inode_info *ei)
+{
+	ext4_clear_inode_state(&ei->vfs_inode, EXT4_STATE_FC_COMMITTING);
+	/* the bit is clear before anyone can see the wake-up */
+	smp_mb();
+	wake_up_var(&ei->i_fc_list);
+}
+
+static void fc_free_dentry(struct ext4fc_dentry *fd)
+{
+	if (fd->fd_name != fd->fd_short)
+		kfree(fd->fd_name);
+	kmem_cache_free(ext4fc_dentry_cache, fd);
+}
+
+void ext4_fc_init_inode(struct inode *inode)
+{
+	struct ext4_inode_info *ei = EXT4_I(inode);
+
+	/* not queued, no create pending, nothing tracked or committing */
+	INIT_LIST_HEAD(&ei->i_fc_list);
+	INIT_LIST_HEAD(&ei->i_fc_dilist);
+	atomic_set(&ei->i_fc_updates, 0);
+	init_waitqueue_head(&ei->i_fc_wait);
+	ext4_clear_inode_state(inode, EXT4_STATE_FC_COMMITTING);
+	fc_forget_range(ei);
+}
+
+void ext4_fc_start_update(struct inode *inode)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(inode->i_sb);
+	struct ext4_inode_info *ei = EXT4_I(inode);
+
+	if (fc_off(inode->i_sb))
+		return;
+	spin_lock(&sbi->s_fc_lock);
+	while (!list_empty(&ei->i_fc_list) && fc_committing(inode)) {
+		fc_wait_commit_done(inode);
+		spin_lock(&sbi->s_fc_lock);
+	}
+	atomic_inc(&ei->i_fc_updates);
+	spin_unlock(&sbi->s_fc_lock);
+}
+
+void ext4_fc_stop_update(struct inode *inode)
+{
+	/* the last update out lets a waiting commit in (fc_write_data()) */
+	if (!fc_off(inode->i_sb) &&
+	    atomic_dec_and_test(&EXT4_I(inode)->i_fc_updates))
+		wake_up_all(&EXT4_I(inode)->i_fc_wait);
+}
+
+/*
+ * The inode leaves memory: take it off the queue, and its create with it
+ * (an inode evicted before a commit saw it was unlinked, or ext4 has made
+ * the epoch ineligible: see ext4_evict_inode()).
+ */
+void ext4_fc_del(struct inode *inode)
+{
+	struct ext4fc_dentry *fd = NULL;
+	struct ext4_inode_info *ei = EXT4_I(inode);
+	struct ext4_sb_info *sbi;
+
+	if (fc_off(inode->i_sb))
+		return;
+	sbi = EXT4_SB(inode->i_sb);
+
+	spin_lock(&sbi->s_fc_lock);
+	while (fc_committing(inode)) {
+		fc_wait_commit_done(inode);
+		spin_lock(&sbi->s_fc_lock);
+	}
+	list_del_init(&ei->i_fc_list);
+	if (!list_empty(&ei->i_fc_dilist)) {
+		fd = list_first_entry(&ei->i_fc_dilist, struct ext4fc_dentry,
+				      fd_inode);
+		list_del_init(&fd->fd_inode);
+		list_del_init(&fd->fd_queue);
+	}
+	spin_unlock(&sbi->s_fc_lock);
+	if (fd)
+		fc_free_dentry(fd);
+}
+
+void ext4_fc_mark_ineligible(struct super_block *sb, int reason,
+			     handle_t *handle)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(sb);
+	journal_t *journal = sbi->s_journal;
+	bool known = true;
+	tid_t tid = 0;
+
+	if (fc_off(sb))
+		return;
+	if (WARN_ON_ONCE(reason < 0 || reason >= EXT4_FC_REASON_MAX))
+		reason = EXT4_FC_REASON_NOMEM;
+
+	if (handle && !IS_ERR(handle)) {
+		tid = handle->h_transaction->t_tid;
+	} else {
+		read_lock(&journal->j_state_lock);
+		if (journal->j_running_transaction)
+			tid = journal->j_running_transaction->t_tid;
+		else
+			known = false;
+		read_unlock(&journal->j_state_lock);
+	}
+
+	spin_lock(&sbi->s_fc_lock);
+	if (known && (!ext4_test_mount_flag(sb, EXT4_MF_FC_INELIGIBLE) ||
+		      tid_gt(tid, sbi->s_fc_ineligible_tid)))
+		sbi->s_fc_ineligible_tid = tid;
+	ext4_set_mount_flag(sb, EXT4_MF_FC_INELIGIBLE);
+	sbi->s_fc_stats.fc_ineligible_reason_count[reason]++;
+	spin_unlock(&sbi->s_fc_lock);
+}
+
+/* Queue a name operation of @inode's, named by @dentry. */
+static int fc_track_name(handle_t *handle, struct inode *inode,
+			 struct dentry *dentry, u16 tag)
+{
+	struct super_block *sb = inode->i_sb;
+	struct ext4_sb_info *sbi = EXT4_SB(sb);
+	struct ext4_inode_info *ei = EXT4_I(inode);
+	struct inode *dir = d_inode(dentry->d_parent);
+	unsigned int len = dentry->d_name.len;
+	struct ext4fc_dentry *fd;
+
+	if (fc_off(sb))
+		return 0;
+	if (IS_ENCRYPTED(dir)) {
+		ext4_fc_mark_ineligible(sb, EXT4_FC_REASON_ENCRYPTED_FILENAME,
+					handle);
+		return -EOPNOTSUPP;
+	}
+
+	fd = kmem_cache_alloc(ext4fc_dentry_cache, GFP_NOFS);
+	if (!fd)
+		goto nomem;
+	fd->fd_name = fd->fd_short;
+	if (len > sizeof(fd->fd_short)) {
+		fd->fd_name = kmalloc(len, GFP_NOFS);
+		if (!fd->fd_name) {
+			kmem_cache_free(ext4fc_dentry_cache, fd);
+			goto nomem;
+		}
+	}
+	memcpy(fd->fd_name, dentry->d_name.name, len);
+	fd->fd_len = len;
+	fd->fd_tag = tag;
+	fd->fd_dir = dir->i_ino;
+	fd->fd_ino = inode->i_ino;
+	INIT_LIST_HEAD(&fd->fd_inode);
+
+	mutex_lock(&ei->i_fc_lock);
+	fc_enter_tid(ei, handle->h_transaction->t_tid);
+	mutex_unlock(&ei->i_fc_lock);
+
+	spin_lock(&sbi->s_fc_lock);
+	list_add_tail(&fd->fd_queue, fc_generation(sbi, sbi->s_fc_dentry_q));
+	if (tag == EXT4_FC_TAG_CREAT) {
+		WARN_ON_ONCE(!list_empty(&ei->i_fc_dilist));
+		list_add_tail(&fd->fd_inode, &ei->i_fc_dilist);
+	}
+	spin_unlock(&sbi->s_fc_lock);
+	return 0;
+
+nomem:
+	ext4_fc_mark_ineligible(sb, EXT4_FC_REASON_NOMEM, handle);
+	return -ENOMEM;
+}
+
+void __ext4_fc_track_unlink(handle_t *handle, struct inode *inode,
+			    struct dentry *dentry)
+{
+	int ret = fc_track_name(handle, inode, dentry, EXT4_FC_TAG_UNLINK);
+
+	trace_ext4_fc_track_unlink(handle, inode, dentry, ret);
+}
+
+void __ext4_fc_track_link(handle_t *handle, struct inode *inode,
+			  struct dentry *dentry)
+{
+	int ret = fc_track_name(handle, inode, dentry, EXT4_FC_TAG_LINK);
+
+	trace_ext4_fc_track_link(handle, inode, dentry, ret);
+}
+
+void __ext4_fc_track_create(handle_t *handle, struct inode *inode,
+			    struct dentry *dentry)
+{
+	int ret = fc_track_name(handle, inode, dentry, EXT4_FC_TAG_CREAT);
+
+	trace_ext4_fc_track_create(handle, inode, dentry, ret);
+}
+
+void ext4_fc_track_unlink(handle_t *handle, struct dentry *dentry)
+{
+	__ext4_fc_track_unlink(handle, d_inode(dentry), dentry);
+}
+
+void ext4_fc_track_link(handle_t *handle, struct dentry *dentry)
+{
+	__ext4_fc_track_link(handle, d_inode(dentry), dentry);
+}
+
+void ext4_fc_track_create(handle_t *handle, struct dentry *dentry)
+{
+	__ext4_fc_track_create(handle, d_inode(dentry), dentry);
+}
+
+/*
+ * Can @inode's changes be fast-committed at all?  Directories change
+ * through name operations only; a journalled-data inode's data would have
+ * to be in the log.
+ */
+static bool fc_tracks_inode(handle_t *handle, struct inode *inode)
+{
+	if (S_ISDIR(inode->i_mode) || fc_off(inode->i_sb))
+		return false;
+	if (ext4_should_journal_data(inode)) {
+		ext4_fc_mark_ineligible(inode->i_sb,
+					EXT4_FC_REASON_INODE_JOURNAL_DATA,
+					handle);
+		return false;
+	}
+	return true;
+}
+
+void ext4_fc_track_inode(handle_t *handle, struct inode *inode)
+{
+	struct ext4_inode_info *ei = EXT4_I(inode);
+
+	if (!fc_tracks_inode(handle, inode))
+		return;
+	mutex_lock(&ei->i_fc_lock);
+	fc_enter_tid(ei, handle->h_transaction->t_tid);
+	mutex_unlock(&ei->i_fc_lock);
+	fc_queue_inode(inode);
+	trace_ext4_fc_track_inode(handle, inode, 0);
+}
+
+void ext4_fc_track_range(handle_t *handle, struct inode *inode,
+			 ext4_lblk_t start, ext4_lblk_t end)
+{
+	struct ext4_inode_info *ei = EXT4_I(inode);
+	ext4_lblk_t last;
+	int ret = 0;
+
+	if (!fc_tracks_inode(handle, inode))
+		return;
+	if (ext4_has_inline_data(inode)) {
+		/* the data lives in the inode's xattr space */
+		ext4_fc_mark_ineligible(inode->i_sb, EXT4_FC_REASON_XATTR,
+					handle);
+		return;
+	}
+
+	mutex_lock(&ei->i_fc_lock);
+	fc_enter_tid(ei, handle->h_transaction->t_tid);
+	if (inode->i_ino < EXT4_FIRST_INO(inode->i_sb)) {
+		/* reserved inodes: logged whole, never by range */
+		ret = -ECANCELED;
+	} else if (ei->i_fc_lblk_len == 0) {
+		ei->i_fc_lblk_start = start;
+		ei->i_fc_lblk_len = end - start + 1;
+	} else {
+		last = max(ei->i_fc_lblk_start + ei->i_fc_lblk_len - 1, end);
+		ei->i_fc_lblk_start = min(ei->i_fc_lblk_start, start);
+		ei->i_fc_lblk_len = last - ei->i_fc_lblk_start + 1;
+	}
+	mutex_unlock(&ei->i_fc_lock);
+	fc_queue_inode(inode);
+	trace_ext4_fc_track_range(handle, inode, start, end, ret);
+}
+
+/*
+ * Writing records.  s_fc_bytes counts the bytes of the area used in this
+ * epoch, s_fc_bh is the fc block being filled.  Only the committer (inside
+ * jbd2_fc_begin_commit()) and the cleanup after a commit touch them.
+ */
+struct fc_writer {
+	struct super_block *sb;
+	journal_t *journal;
+	struct ext4_sb_info *sbi;
+	u32 crc;		/* crc32c of this fast commit so far */
+	tid_t tid;		/* the transaction we commit on top of */
+	int blocks;		/* fc blocks taken by this commit */
+};
+
+static void fc_end_io(struct buffer_head *bh, int uptodate)
+{
+	if (uptodate)
+		set_buffer_uptodate(bh);
+	else
+		clear_buffer_uptodate(bh);
+	unlock_buffer(bh);
+}
+
+/* Send the current block; the last block of a commit orders the rest. */
+static void fc_write_block(struct fc_writer *w, bool last)
+{
+	struct buffer_head *bh = w->sbi->s_fc_bh;
+	blk_opf_t opf = REQ_OP_WRITE | JBD2_JOURNAL_REQ_FLAGS;
+
+	if (last && test_opt(w->sb, BARRIER))
+		opf |= REQ_PREFLUSH | REQ_FUA;
+	lock_buffer(bh);
+	set_buffer_dirty(bh);
+	set_buffer_uptodate(bh);
+	bh->b_end_io = fc_end_io;
+	submit_bh(opf, bh);
+	w->sbi->s_fc_bh = NULL;
+}
+
+static int fc_next_block(struct fc_writer *w)
+{
+	struct buffer_head *bh;
+	int err;
+
+	err = jbd2_fc_get_buf(w->journal, &bh);
+	if (err)
+		return err;
+	if (!bh)
+		return -EIO;
+	w->sbi->s_fc_bh = bh;
+	w->blocks++;
+	return 0;
+}
+
+static void fc_put(struct fc_writer *w, u8 **pos, const void *src,
+		   size_t len, bool summed)
+{
+	memcpy(*pos, src, len);
+	if (summed)
+		w->crc = ext4_chksum(w->sbi, w->crc, *pos, len);
+	*pos += len;
+}
+
+static void fc_put_tl(struct fc_writer *w, u8 **pos, u16 tag, u16 len)
+{
+	struct ext4_fc_tl tl = {
+		.fc_tag = cpu_to_le16(tag),
+		.fc_len = cpu_to_le16(len),
+	};
+
+	fc_put(w, pos, &tl, sizeof(tl), true);
+}
+
+/*
+ * Room for a record of @len bytes (tag and length included), always
+ * leaving space for a PAD header behind it; a block that can't take it is
+ * closed with a PAD and the record goes at the start of a fresh block.
+ * Returns where to write it, or an ERR_PTR.
+ */
+static u8 *fc_reserve(struct fc_writer *w, int len)
+{
+	int bsize = w->journal->j_blocksize;
+	int off = w->sbi->s_fc_bytes % bsize;
+	int room;
+	u8 *pos;
+	int err;
+
+	if (len + EXT4_FC_TAG_BASE_LEN > bsize)
+		return ERR_PTR(-E2BIG);
+	if (!w->sbi->s_fc_bh) {
+		err = fc_next_block(w);
+		if (err)
+			return ERR_PTR(err);
+	}
+	pos = w->sbi->s_fc_bh->b_data + off;
+	room = bsize - off - EXT4_FC_TAG_BASE_LEN;
+	if (len <= room) {
+		w->sbi->s_fc_bytes += len;
+		return pos;
+	}
+
+	/* PAD: header, then zeroes to the end of the block, all summed */
+	fc_put_tl(w, &pos, EXT4_FC_TAG_PAD, room);
+	memset(pos, 0, room);
+	w->crc = ext4_chksum(w->sbi, w->crc, pos, room);
+	fc_write_block(w, false);
+	w->sbi->s_fc_bytes += bsize - off;
+
+	err = fc_next_block(w);
+	if (err)
+		return ERR_PTR(err);
+	w->sbi->s_fc_bytes += len;
+	return w->sbi->s_fc_bh->b_data;
+}
+
+/* A record whose value is one contiguous buffer. */
+static int fc_log(struct fc_writer *w, u16 tag, const void *val, u16 len)
+{
+	u8 *pos = fc_reserve(w, EXT4_FC_TAG_BASE_LEN + len);
+
+	if (IS_ERR(pos))
+		return PTR_ERR(pos);
+	fc_put_tl(w, &pos, tag, len);
+	fc_put(w, &pos, val, len, true);
+	return 0;
+}
+
+static int fc_log_head(struct fc_writer *w)
+{
+	struct ext4_fc_head head = {
+		.fc_features = cpu_to_le32(EXT4_FC_SUPPORTED_FEATURES),
+		.fc_tid = cpu_to_le32(w->tid),
+	};
+
+	return fc_log(w, EXT4_FC_TAG_HEAD, &head, sizeof(head));
+}
+
+/*
+ * TAIL: its length runs to the end of the block, so nothing else goes in
+ * that block; the crc covers everything up to and including the tid.
+ */
+static int fc_log_tail(struct fc_writer *w)
+{
+	int bsize = w->journal->j_blocksize;
+	__le32 tid = cpu_to_le32(w->tid);
+	__le32 crc;
+	int rest;
+	u8 *pos;
+
+	pos = fc_reserve(w, EXT4_FC_TAG_BASE_LEN + sizeof(struct ext4_fc_tail));
+	if (IS_ERR(pos))
+		return PTR_ERR(pos);
+	rest = bsize - w->sbi->s_fc_bytes % bsize;
+	fc_put_tl(w, &pos, EXT4_FC_TAG_TAIL,
+		  sizeof(struct ext4_fc_tail) + rest);
+	fc_put(w, &pos, &tid, sizeof(tid), true);
+	crc = cpu_to_le32(w->crc);
+	fc_put(w, &pos, &crc, sizeof(crc), false);
+	memset(pos, 0, rest);
+	w->sbi->s_fc_bytes += rest;
+	fc_write_block(w, true);
+	return 0;
+}
+
+static int fc_log_name(struct fc_writer *w, struct ext4fc_dentry *fd)
+{
+	struct ext4_fc_dentry_info di = {
+		.fc_parent_ino = cpu_to_le32(fd->fd_dir),
+		.fc_ino = cpu_to_le32(fd->fd_ino),
+	};
+	u16 len = sizeof(di) + fd->fd_len;
+	u8 *pos = fc_reserve(w, EXT4_FC_TAG_BASE_LEN + len);
+
+	if (IS_ERR(pos))
+		return PTR_ERR(pos);
+	fc_put_tl(w, &pos, fd->fd_tag, len);
+	fc_put(w, &pos, &di, sizeof(di), true);
+	fc_put(w, &pos, fd->fd_name, fd->fd_len, true);
+	return 0;
+}
+
+/*
+ * INODE: the raw inode as it is in the inode table buffer: the 128-byte
+ * base plus i_extra_isize, or the whole inode when its data is inline.
+ */
+static int fc_log_inode(struct fc_writer *w, struct inode *inode)
+{
+	int isize = EXT4_INODE_SIZE(inode->i_sb);
+	__le32 ino = cpu_to_le32(inode->i_ino);
+	struct ext4_iloc iloc;
+	int len, err;
+	u8 *pos;
+
+	if (ext4_test_inode_flag(inode, EXT4_INODE_INLINE_DATA))
+		len = isize;
+	else if (isize > EXT4_GOOD_OLD_INODE_SIZE)
+		len = EXT4_GOOD_OLD_INODE_SIZE + EXT4_I(inode)->i_extra_isize;
+	else
+		len = EXT4_GOOD_OLD_INODE_SIZE;
+
+	err = ext4_get_inode_loc(inode, &iloc);
+	if (err)
+		return err;
+	pos = fc_reserve(w, EXT4_FC_TAG_BASE_LEN + sizeof(ino) + len);
+	if (IS_ERR(pos)) {
+		err = PTR_ERR(pos);
+	} else {
+		fc_put_tl(w, &pos, EXT4_FC_TAG_INODE, sizeof(ino) + len);
+		fc_put(w, &pos, &ino, sizeof(ino), true);
+		fc_put(w, &pos, ext4_raw_inode(&iloc), len, true);
+	}
+	brelse(iloc.bh);
+	return err;
+}
+
+static int fc_log_mapped(struct fc_writer *w, struct inode *inode,
+			 struct ext4_map_blocks *map)
+{
+	bool unwritten = map->m_flags & EXT4_MAP_UNWRITTEN;
+	struct ext4_fc_add_range add = {
+		.fc_ino = cpu_to_le32(inode->i_ino),
+	};
+	struct ext4_extent *ex = (struct ext4_extent *)add.fc_ex;
+
+	map->m_len = min_t(unsigned int, map->m_len,
+			   unwritten ? EXT_UNWRITTEN_MAX_LEN : EXT_INIT_MAX_LEN);
+	ex->ee_block = cpu_to_le32(map->m_lblk);
+	ex->ee_len = cpu_to_le16(map->m_len);
+	ext4_ext_store_pblock(ex, map->m_pblk);
+	if (unwritten)
+		ext4_ext_mark_unwritten(ex);
+	return fc_log(w, EXT4_FC_TAG_ADD_RANGE, &add, sizeof(add));
+}
+
+static int fc_log_hole(struct fc_writer *w, struct inode *inode,
+		       struct ext4_map_blocks *map)
+{
+	struct ext4_fc_del_range del = {
+		.fc_ino = cpu_to_le32(inode->i_ino),
+		.fc_lblk = cpu_to_le32(map->m_lblk),
+		.fc_len = cpu_to_le32(map->m_len),
+	};
+
+	return fc_log(w, EXT4_FC_TAG_DEL_RANGE, &del, sizeof(del));
+}
+
+/*
+ * ADD_RANGE / DEL_RANGE for the tracked range, as the extent map has it
+ * now.  The range is taken (and emptied) under i_fc_lock.
+ */
+static int fc_log_ranges(struct fc_writer *w, struct inode *inode)
+{
+	struct ext4_inode_info *ei = EXT4_I(inode);
+	struct ext4_map_blocks map;
+	ext4_lblk_t next, last;
+	int ret;
+
+	mutex_lock(&ei->i_fc_lock);
+	next = ei->i_fc_lblk_start;
+	last = next + ei->i_fc_lblk_len - 1;
+	ret = ei->i_fc_lblk_len;
+	ei->i_fc_lblk_len = 0;
+	mutex_unlock(&ei->i_fc_lock);
+	if (!ret)
+		return 0;
+
+	while (next <= last) {
+		map.m_lblk = next;
+		map.m_len = last - next + 1;
+		map.m_flags = 0;
+		ret = ext4_map_blocks(NULL, inode, &map, 0);
+		if (ret < 0)
+			return ret;
+		if (!map.m_len) {
+			next++;
+			continue;
+		}
+		if (ret > 0)
+			ret = fc_log_mapped(w, inode, &map);
+		else
+			ret = fc_log_hole(w, inode, &map);
+		if (ret)
+			return ret;
+		if (next + map.m_len < next)	/* the last block of a file */
+			break;
+		next += map.m_len;
+	}
+	return 0;
+}
+
+/*
+ * Freeze what this commit covers: every inode of the MAIN queue and every
+ * inode a queued create names is marked committing (the latter are moved
+ * to MAIN if they are not there, so the cleanup releases them).
+ */
+static void fc_freeze(struct ext4_sb_info *sbi)
+{
+	struct list_head *inodes = &sbi->s_fc_q[FC_Q_MAIN];
+	struct ext4_inode_info *ei;
+	struct ext4fc_dentry *fd;
+
+	spin_lock(&sbi->s_fc_lock);
+	list_for_each_entry(fd, &sbi->s_fc_dentry_q[FC_Q_MAIN], fd_queue) {
+		if (list_empty(&fd->fd_inode))
+			continue;
+		ei = list_first_entry(&fd->fd_inode, struct ext4_inode_info,
+				      i_fc_dilist);
+		/* (it may sit in STAGING if it was queued as a commit ended) */
+		list_move_tail(&ei->i_fc_list, inodes);
+	}
+	list_for_each_entry(ei, inodes, i_fc_list)
+		ext4_set_inode_state(&ei->vfs_inode, EXT4_STATE_FC_COMMITTING);
+	spin_unlock(&sbi->s_fc_lock);
+}
+
+/*
+ * The frozen lists only change under the cleanup callback, which runs
+ * after us: walking them without s_fc_lock is safe from here on.
+ */
+static int fc_write_data(struct ext4_sb_info *sbi)
+{
+	struct list_head *inodes = &sbi->s_fc_q[FC_Q_MAIN];
+	struct ext4_inode_info *ei;
+	int err;
+
+	list_for_each_entry(ei, inodes, i_fc_list) {
+		wait_event(ei->i_fc_wait, !atomic_read(&ei->i_fc_updates));
+		err = jbd2_submit_inode_data(READ_ONCE(ei->jinode));
+		if (err)
+			return err;
+	}
+	list_for_each_entry(ei, inodes, i_fc_list) {
+		err = jbd2_wait_inode_data(sbi->s_journal,
+					   READ_ONCE(ei->jinode));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int fc_write_names(struct fc_writer *w)
+{
+	struct ext4fc_dentry *fd;
+	struct ext4_inode_info *ei;
+	int err;
+
+	list_for_each_entry(fd, &w->sbi->s_fc_dentry_q[FC_Q_MAIN], fd_queue) {
+		if (fd->fd_tag == EXT4_FC_TAG_CREAT &&
+		    !list_empty(&fd->fd_inode)) {
+			/* the inode first: replay links an existing inode */
+			ei = list_first_entry(&fd->fd_inode,
+					      struct ext4_inode_info,
+					      i_fc_dilist);
+			err = fc_log_inode(w, &ei->vfs_inode);
+			if (!err)
+				err = fc_log_ranges(w, &ei->vfs_inode);
+			if (err)
+				return err;
+		}
+		err = fc_log_name(w, fd);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int fc_write_inodes(struct fc_writer *w)
+{
+	struct ext4_inode_info *ei;
+	int err;
+
+	list_for_each_entry(ei, &w->sbi->s_fc_q[FC_Q_MAIN], i_fc_list) {
+		if (S_ISDIR(ei->vfs_inode.i_mode))
+			continue;	/* queued by a create: logged there */
+		err = fc_log_ranges(w, &ei->vfs_inode);
+		if (!err)
+			err = fc_log_inode(w, &ei->vfs_inode);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Steps 2-4 of the commit; returns the number of fc blocks or an error. */
+static int fc_write_commit(journal_t *journal)
+{
+	struct super_block *sb = journal->j_private;
+	struct fc_writer w = {
+		.sb = sb,
+		.journal = journal,
+		.sbi = EXT4_SB(sb),
+	};
+	struct blk_plug plug;
+	int err;
+
+	fc_freeze(w.sbi);
+	err = fc_write_data(w.sbi);
+	if (err)
+		return err;
+	/* the data went to another device than the log: order it first */
+	if (journal->j_fs_dev != journal->j_dev)
+		blkdev_issue_flush(journal->j_fs_dev);
+
+	/* no handle runs now (jbd2_fc_begin_commit()): the tid is stable */
+	read_lock(&journal->j_state_lock);
+	if (journal->j_running_transaction)
+		w.tid = journal->j_running_transaction->t_tid;
+	else
+		err = -ENOENT;
+	read_unlock(&journal->j_state_lock);
+	if (err)
+		return err;
+
+	blk_start_plug(&plug);
+	if (w.sbi->s_fc_bytes == 0)
+		err = fc_log_head(&w);
+	if (!err)
+		err = fc_write_names(&w);
+	if (!err)
+		err = fc_write_inodes(&w);
+	if (!err)
+		err = fc_log_tail(&w);
+	blk_finish_plug(&plug);
+	return err ? err : w.blocks;
+}
+
+static void fc_account(struct super_block *sb, enum fc_outcome outcome,
+		       int blocks, u64 ns, tid_t tid)
+{
+	struct ext4_fc_stats *st = &EXT4_SB(sb)->s_fc_stats;
+	u64 us = div_u64(ns, NSEC_PER_USEC);
+	int bucket;
+
+	switch (outcome) {
+	case FC_DONE:
+		st->fc_num_commits++;
+		st->fc_numblks += blocks;
+		st->s_fc_avg_commit_time = st->s_fc_avg_commit_time ?
+			(ns + 3 * st->s_fc_avg_commit_time) / 4 : ns;
+		bucket = min_t(int, fls64(us >> 4), EXT4FC_LAT_BUCKETS - 1);
+		st->fc_lat_hist[bucket]++;
+		break;
+	case FC_FAILED:
+		st->fc_failed_commits++;
+		fallthrough;
+	case FC_INELIGIBLE:
+		st->fc_ineligible_commits++;
+		break;
+	case FC_SKIPPED:
+		st->fc_skipped_commits++;
+		break;
+	}
+	trace_ext4_fc_commit_stop(sb, blocks, outcome, tid);
+}
+
+/*
+ * fsync's commit: make transaction @tid's changes durable, by a fast
+ * commit when possible, else by a full one.
+ */
+int ext4_fc_commit(journal_t *journal, tid_t tid)
+{
+	struct super_block *sb = journal->j_private;
+	struct ext4_sb_info *sbi = EXT4_SB(sb);
+	int done_before = atomic_read(&sbi->s_fc_subtid);
+	enum fc_outcome outcome;
+	ktime_t start;
+	int ret;
+
+	if (!test_opt2(sb, JOURNAL_FAST_COMMIT))
+		return jbd2_complete_transaction(journal, tid);
+
+	trace_ext4_fc_commit_start(sb, tid);
+	start = ktime_get();
+	for (;;) {
+		ret = jbd2_fc_begin_commit(journal, tid);
+		if (ret != -EALREADY)
+			break;
+		/*
+		 * A commit ran while we waited.  A full commit of @tid, or
+		 * a fast commit that finished after we came in (our changes
+		 * were made under handles, before it locked them out) has
+		 * what we need; otherwise try again.
+		 */
+		if (atomic_read(&sbi->s_fc_subtid) != done_before ||
+		    !tid_gt(tid, journal->j_commit_sequence)) {
+			fc_account(sb, FC_SKIPPED, 0, 0, tid);
+			return 0;
+		}
+	}
+	if (ret) {
+		/* no fast commit possible now (e.g. none since mount) */
+		fc_account(sb, FC_FAILED, 0, 0, tid);
+		return jbd2_complete_transaction(journal, tid);
+	}
+
+	if (ext4_test_mount_flag(sb, EXT4_MF_FC_INELIGIBLE)) {
+		outcome = FC_INELIGIBLE;
+		goto full;
+	}
+	ret = fc_write_commit(journal);
+	if (ret > 0 && !jbd2_fc_wait_bufs(journal, ret)) {
+		/* tell waiters in the loop above that this one is done */
+		atomic_inc(&sbi->s_fc_subtid);
+		fc_account(sb, FC_DONE, ret,
+			   ktime_to_ns(ktime_sub(ktime_get(), start)), tid);
+		return jbd2_fc_end_commit(journal);
+	}
+	outcome = FC_FAILED;
+full:
+	fc_account(sb, outcome, 0, 0, tid);
+	return jbd2_fc_end_commit_fallback(journal);
+}
+
+/*
+ * jbd2's callback after every fast commit (@full false) and full commit
+ * (@full true, @tid the committed transaction).  Empties MAIN: what was
+ * committed is forgotten, an inode that changed in a newer transaction
+ * during a full commit stays queued; then STAGING becomes MAIN.
+ */
+static void fc_retire_inodes(struct ext4_sb_info *sbi, bool full, tid_t tid)
+{
+	struct ext4_inode_info *ei, *ei_next;
+
+	list_for_each_entry_safe(ei, ei_next, &sbi->s_fc_q[FC_Q_MAIN],
+				 i_fc_list) {
+		list_del_init(&ei->i_fc_list);
+		if (tid_geq(tid, ei->i_sync_tid))
+			fc_forget_range(ei);
+		else if (full)
+			list_add_tail(&ei->i_fc_list,
+				      &sbi->s_fc_q[FC_Q_STAGING]);
+		fc_release_inode(ei);
+	}
+}
+
+static void fc_cleanup(journal_t *journal, int full, tid_t tid)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(journal->j_private);
+	struct ext4fc_dentry *fd, *fd_next;
+	LIST_HEAD(names);
+	int g;
+
+	trace_ext4_fc_cleanup(journal, full, tid);
+	if (full)
+		sbi->s_fc_bh = NULL;	/* released with the rest below */
+	jbd2_fc_release_bufs(journal);
+
+	spin_lock(&sbi->s_fc_lock);
+	fc_retire_inodes(sbi, full, tid);
+	list_splice_init(&sbi->s_fc_dentry_q[FC_Q_MAIN], &names);
+	list_for_each_entry(fd, &names, fd_queue)
+		list_del_init(&fd->fd_inode);
+	for (g = 0; g < 2; g++) {
+		struct list_head *q = g ? sbi->s_fc_dentry_q : sbi->s_fc_q;
+
+		list_splice_tail_init(&q[FC_Q_STAGING], &q[FC_Q_MAIN]);
+	}
+	if (full)
+		sbi->s_fc_bytes = 0;
+	if (tid_geq(tid, sbi->s_fc_ineligible_tid)) {
+		ext4_clear_mount_flag(journal->j_private,
+				      EXT4_MF_FC_INELIGIBLE);
+		sbi->s_fc_ineligible_tid = 0;
+	}
+	spin_unlock(&sbi->s_fc_lock);
+
+	list_for_each_entry_safe(fd, fd_next, &names, fd_queue)
+		fc_free_dentry(fd);
+	trace_ext4_fc_stats(journal->j_private);
+}
+
+void ext4_fc_init_sb(struct super_block *sb)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(sb);
+	int g;
+
+	for (g = FC_Q_MAIN; g <= FC_Q_STAGING; g++) {
+		INIT_LIST_HEAD(&sbi->s_fc_q[g]);
+		INIT_LIST_HEAD(&sbi->s_fc_dentry_q[g]);
+	}
+	spin_lock_init(&sbi->s_fc_lock);
+	atomic_set(&sbi->s_fc_subtid, 0);
+	sbi->s_fc_bytes = 0;
+	sbi->s_fc_bh = NULL;
+	sbi->s_fc_ineligible_tid = 0;
+	ext4_clear_mount_flag(sb, EXT4_MF_FC_INELIGIBLE);
+	memset(&sbi->s_fc_stats, 0, sizeof(sbi->s_fc_stats));
+	memset(&sbi->s_fc_replay_state, 0, sizeof(sbi->s_fc_replay_state));
+}
+
+void ext4_fc_init(struct super_block *sb, journal_t *journal)
+{
+	/*
+	 * Replay is wired even with fast commits off: the journal may hold
+	 * fast commits from a mount that had them on.
+	 */
+	journal->j_fc_replay_callback = ext4fc_replay_block;
+	if (test_opt2(sb, JOURNAL_FAST_COMMIT))
+		journal->j_fc_cleanup_callback = fc_cleanup;
+}
+
+/* fc_info's names for the reasons: stock ext4's, which scripts match */
+static const struct {
+	int reason;
+	const char *name;
+} fc_reasons[] = {
+	{ EXT4_FC_REASON_XATTR, "Extended attributes changed" },
+	{ EXT4_FC_REASON_CROSS_RENAME, "Cross rename" },
+	{ EXT4_FC_REASON_JOURNAL_FLAG_CHANGE, "Journal flag changed" },
+	{ EXT4_FC_REASON_NOMEM, "Insufficient memory" },
+	{ EXT4_FC_REASON_SWAP_BOOT, "Swap boot" },
+	{ EXT4_FC_REASON_RESIZE, "Resize" },
+	{ EXT4_FC_REASON_RENAME_DIR, "Dir renamed" },
+	{ EXT4_FC_REASON_FALLOC_RANGE, "Falloc range op" },
+	{ EXT4_FC_REASON_INODE_JOURNAL_DATA, "Data journalling" },
+	{ EXT4_FC_REASON_ENCRYPTED_FILENAME, "Encrypted filename" },
+};
+
+/*
+ * /proc/fs/ext4fc/DEV/fc_info: the lines stock ext4 prints (scripts parse
+ * them), then ours: failed and skipped commits and the latency histogram.
+ */
+int ext4_fc_info_show(struct seq_file *seq, void *v)
+{
+	struct super_block *sb = seq->private;
+	struct ext4_fc_stats *st = &EXT4_SB(sb)->s_fc_stats;
+	int i;
+
+	if (v != SEQ_START_TOKEN)
+		return 0;
+
+	seq_puts(seq, "fc stats:\n");
+	seq_printf(seq, "%lu commits\n", st->fc_num_commits);
+	seq_printf(seq, "%lu ineligible\n", st->fc_ineligible_commits);
+	seq_printf(seq, "%lu numblks\n", st->fc_numblks);
+	seq_printf(seq, "%lluus avg_commit_time\n",
+		   div_u64(st->s_fc_avg_commit_time, NSEC_PER_USEC));
+	seq_puts(seq, "Ineligible reasons:\n");
+	for (i = 0; i < ARRAY_SIZE(fc_reasons); i++)
+		seq_printf(seq, "\"%s\":\t%u\n", fc_reasons[i].name,
+			   st->fc_ineligible_reason_count[fc_reasons[i].reason]);
+	seq_printf(seq, "%lu failed\n", st->fc_failed_commits);
+	seq_printf(seq, "%lu skipped\n", st->fc_skipped_commits);
+	seq_puts(seq, "Commit latency histogram (us):\n");
+	for (i = 0; i < EXT4FC_LAT_BUCKETS - 1; i++)
+		seq_printf(seq, "<%u:\t%u\n", 16U << i, st->fc_lat_hist[i]);
+	seq_printf(seq, ">=%u:\t%u\n", 16U << (EXT4FC_LAT_BUCKETS - 2),
+		   st->fc_lat_hist[i]);
+	return 0;
+}
+
+int __init ext4_fc_init_dentry_cache(void)
+{
+	ext4fc_dentry_cache = kmem_cache_create("ext4fc_fc_dentry",
+						sizeof(struct ext4fc_dentry),
+						0, SLAB_RECLAIM_ACCOUNT, NULL);
+	return ext4fc_dentry_cache ? 0 : -ENOMEM;
+}
+
+void ext4_fc_destroy_dentry_cache(void)
+{
+	kmem_cache_destroy(ext4fc_dentry_cache);
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ext4fc fast commits: the on-disk record format and what the engine shares
+ * with the rest of ext4.
+ *
+ * The engine is in fast_commit.c (tracking and the commit path) and
+ * fc_replay.c (recovery); the comments at the top of those files explain
+ * it.  This header holds three things:
+ *
+ *  1. the on-disk format.  It must stay byte-compatible with the kernel's
+ *     fs/ext4/fast_commit.h and e2fsprogs' lib/ext2fs/fast_commit.h: a
+ *     fast-commit area is a sequence of little-endian tag-length-value
+ *     records, "struct ext4_fc_tl" followed by fc_len bytes of value, and a
+ *     record never crosses a journal block;
+ *  2. the ineligibility reasons, which callers all over ext4 name;
+ *  3. the per-superblock statistics and replay state that ext4.h embeds in
+ *     struct ext4_sb_info.
+ */
+#ifndef __EXT4FC_FAST_COMMIT_H__
+#define __EXT4FC_FAST_COMMIT_H__
+
+/* Record tags (the "tag" of a TLV). */
+#define EXT4_FC_TAG_ADD_RANGE		0x0001	/* inode got an extent */
+#define EXT4_FC_TAG_DEL_RANGE		0x0002	/* inode lost a logical range */
+#define EXT4_FC_TAG_CREAT		0x0003	/* name created for a new inode */
+#define EXT4_FC_TAG_LINK		0x0004	/* name added for an inode */
+#define EXT4_FC_TAG_UNLINK		0x0005	/* name removed */
+#define EXT4_FC_TAG_INODE		0x0006	/* raw on-disk inode */
+#define EXT4_FC_TAG_PAD			0x0007	/* filler up to block end */
+#define EXT4_FC_TAG_TAIL		0x0008	/* end of one fast commit */
+#define EXT4_FC_TAG_HEAD		0x0009	/* start of the area */
+
+/* HEAD.fc_features bits this engine writes and understands: none yet. */
+#define EXT4_FC_SUPPORTED_FEATURES	0x0
+
+/* Tag and length; fc_len bytes of value follow. */
+struct ext4_fc_tl {
+	__le16 fc_tag;
+	__le16 fc_len;
+};
+
+#define EXT4_FC_TAG_BASE_LEN (sizeof(struct ext4_fc_tl))
+
+/* HEAD: the full commit (tid) the fast commits that follow apply after. */
+struct ext4_fc_head {
+	__le32 fc_features;
+	__le32 fc_tid;
+};
+
+/* ADD_RANGE: an extent, in on-disk struct ext4_extent layout. */
+struct ext4_fc_add_range {
+	__le32 fc_ino;
+	__u8 fc_ex[12];
+};
+
+/* DEL_RANGE: logical blocks [fc_lblk, fc_lblk + fc_len) are unmapped. */
+struct ext4_fc_del_range {
+	__le32 fc_ino;
+	__le32 fc_lblk;
+	__le32 fc_len;
+};
+
+/* CREAT, LINK, UNLINK: the name is the rest of the value, no NUL. */
+struct ext4_fc_dentry_info {
+	__le32 fc_parent_ino;
+	__le32 fc_ino;
+	__u8 fc_dname[];
+};
+
+/* INODE: the on-disk inode, as many bytes as the record carries. */
+struct ext4_fc_inode {
+	__le32 fc_ino;
+	__u8 fc_raw_inode[];
+};
+
+/*
+ * TAIL: tid of the running transaction, and crc32c (seed 0) of every byte
+ * of this fast commit from the record after the previous tail (pads
+ * included) up to and including this tail's tag, length and tid.  fc_len
+ * also covers the rest of the block: the next fast commit starts in a new
+ * block.
+ */
+struct ext4_fc_tail {
+	__le32 fc_tid;
+	__le32 fc_crc;
+};
+
+/*
+ * Why the next commit has to be a full one.  The names are the interface
+ * the rest of ext4 uses (ext4_fc_mark_ineligible()); fc_info prints them
+ * in this order, with stock ext4's wording (fast_commit.c).
+ */
+enum {
+	EXT4_FC_REASON_XATTR = 0,
+	EXT4_FC_REASON_CROSS_RENAME = 1,
+	EXT4_FC_REASON_JOURNAL_FLAG_CHANGE = 2,
+	EXT4_FC_REASON_NOMEM = 3,
+	EXT4_FC_REASON_SWAP_BOOT = 4,
+	EXT4_FC_REASON_RESIZE = 5,
+	EXT4_FC_REASON_RENAME_DIR = 6,
+	EXT4_FC_REASON_FALLOC_RANGE = 7,
+	EXT4_FC_REASON_INODE_JOURNAL_DATA = 8,
+	EXT4_FC_REASON_ENCRYPTED_FILENAME = 9,
+	EXT4_FC_REASON_MAX = 10
+};
+
+#ifdef __KERNEL__
+
+/* Commit latency histogram: bucket i counts commits under 2^(i+4) us. */
+#define EXT4FC_LAT_BUCKETS	16
+
+/*
+ * What fc_info shows.  Updated under the journal's fast-commit exclusion
+ * (one fast commit at a time), read without locks.
+ */
+struct ext4_fc_stats {
+	unsigned long fc_num_commits;		/* fast commits that made it */
+	unsigned long fc_ineligible_commits;	/* fsyncs that needed a full one */
+	unsigned long fc_failed_commits;	/* of those: a fast commit failed */
+	unsigned long fc_skipped_commits;	/* another commit covered us */
+	unsigned long fc_numblks;		/* fc blocks written */
+	u64 s_fc_avg_commit_time;		/* ns, weighted 3:1 to the past */
+	unsigned int fc_ineligible_reason_count[EXT4_FC_REASON_MAX];
+	unsigned int fc_lat_hist[EXT4FC_LAT_BUCKETS];
+};
+
+/*
+ * Recovery (fc_replay.c).  A region is a run of blocks an inode owns after
+ * replay; during replay the allocator must not hand them out.
+ */
+struct ext4fc_region {
+	u32 ino;
+	ext4_lblk_t lblk;
+	ext4_fsblk_t pblk;
+	u32 len;
+};
+
+/* An inode the replay changed: the last step settles its blocks. */
+struct ext4fc_touched {
+	u32 ino;
+	int inode_commit;	/* fast commit of its last INODE record, -1 */
+};
+
+struct ext4_fc_replay_state {
+	int rs_pass;			/* PASS_SCAN or PASS_REPLAY */
+	int rs_next_off;		/* fc block offset expected next */
+	bool rs_stopped;		/* this pass has returned STOP */
+	bool rs_settled;		/* replay's last step has run */
+	int rs_error;			/* why the scan stopped, 0 if clean */
+	u32 rs_crc;			/* crc of the fast commit so far */
+	int rs_tags;			/* records scanned */
+	int rs_tags_valid;		/* records up to the last good tail */
+	int rs_commits;			/* good tails */
+	int rs_tags_done;		/* records applied (replay pass) */
+	int rs_commit;			/* fast commit being applied */
+	struct ext4fc_region *rs_regions;
+	int rs_nr_regions, rs_max_regions;
+	int rs_valid_regions;		/* regions up to the last good tail */
+	struct ext4fc_touched *rs_inodes;	/* inodes replay changed */
+	int rs_nr_inodes, rs_max_inodes;
+};
+
+struct super_block;
+
+/* fast_commit.c: per-superblock engine state, before the journal loads. */
+void ext4_fc_init_sb(struct super_block *sb);
+
+/* fc_replay.c */
+int ext4fc_replay_block(journal_t *journal, struct buffer_head *bh,
+			enum passtype pass, int off, tid_t expected_tid);
+
+#endif /* __KERNEL__ */
+
+#endif /* __EXT4FC_FAST_COMMIT_H__ */
