@@ -108,8 +108,8 @@ extract() {
 	g config user.name "ext4fc developers"
 	g config user.email "ext4fc@localhost"
 	g config core.autocrlf false
-	# Not the overlay's names yet: some of our files replace base files
-	# (fast_commit.c), which the base commit must still hold.
+	# Not the overlay's names yet: the base commit must hold every base
+	# file, also one an overlay file might replace after a patch.
 	write_excludes base
 	g add -A
 	g commit -q -m "base $ver (from $(basename "$tarball"))"

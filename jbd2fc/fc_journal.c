@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fs/jbd2/fast_commit.c - jbd2fc's half of fast commits.
+ * fs/jbd2/fc_journal.c - jbd2fc's half of fast commits.
  *
  * A fast commit is a small log of what changed since the last full commit,
  * written by the file system (ext4fc) into blocks jbd2 reserves for it.  This
@@ -92,7 +92,7 @@
 #include <linux/slab.h>
 #include <trace/events/jbd2fc.h>
 
-#include "fast_commit.h"
+#include "fc_journal.h"
 
 #define JBD2FC_BUSY	(JBD2_FAST_COMMIT_ONGOING | JBD2_FULL_COMMIT_ONGOING)
 

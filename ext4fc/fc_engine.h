@@ -3,7 +3,7 @@
  * ext4fc fast commits: the on-disk record format and what the engine shares
  * with the rest of ext4.
  *
- * The engine is in fast_commit.c (tracking and the commit path) and
+ * The engine is in fc_commit.c (tracking and the commit path) and
  * fc_replay.c (recovery); the comments at the top of those files explain
  * it.  This header holds three things:
  *
@@ -16,8 +16,8 @@
  *  3. the per-superblock statistics and replay state that ext4.h embeds in
  *     struct ext4_sb_info.
  */
-#ifndef __EXT4FC_FAST_COMMIT_H__
-#define __EXT4FC_FAST_COMMIT_H__
+#ifndef __EXT4FC_FC_ENGINE_H__
+#define __EXT4FC_FC_ENGINE_H__
 
 /* Record tags (the "tag" of a TLV). */
 #define EXT4_FC_TAG_ADD_RANGE		0x0001	/* inode got an extent */
@@ -88,7 +88,7 @@ struct ext4_fc_tail {
 /*
  * Why the next commit has to be a full one.  The names are the interface
  * the rest of ext4 uses (ext4_fc_mark_ineligible()); fc_info prints them
- * in this order, with stock ext4's wording (fast_commit.c).
+ * in this order, with stock ext4's wording (fc_commit.c).
  */
 enum {
 	EXT4_FC_REASON_XATTR = 0,
@@ -162,7 +162,7 @@ struct ext4_fc_replay_state {
 
 struct super_block;
 
-/* fast_commit.c: per-superblock engine state, before the journal loads. */
+/* fc_commit.c: per-superblock engine state, before the journal loads. */
 void ext4_fc_init_sb(struct super_block *sb);
 
 /* fc_replay.c */
@@ -171,4 +171,4 @@ int ext4fc_replay_block(journal_t *journal, struct buffer_head *bh,
 
 #endif /* __KERNEL__ */
 
-#endif /* __EXT4FC_FAST_COMMIT_H__ */
+#endif /* __EXT4FC_FC_ENGINE_H__ */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fs/jbd2/fast_commit.h - the calls journal.c, commit.c and recovery.c make
- * into fast_commit.c.  The fast-commit API a file system uses is exported
+ * fs/jbd2/fc_journal.h - the calls journal.c, commit.c and recovery.c make
+ * into fc_journal.c.  The fast-commit API a file system uses is exported
  * and declared in <linux/jbd2fc.h>; nothing here leaves the module.
  */
-#ifndef _JBD2FC_FAST_COMMIT_H
-#define _JBD2FC_FAST_COMMIT_H
+#ifndef _JBD2FC_FC_JOURNAL_H
+#define _JBD2FC_FC_JOURNAL_H
 
 #include <linux/jbd2fc.h>
 
@@ -42,4 +42,4 @@ static inline void jbd2fc_sb_unhide_feature(journal_t *journal, bool hidden)
 		jbd2_set_feature_fast_commit(journal);
 }
 
-#endif /* _JBD2FC_FAST_COMMIT_H */
+#endif /* _JBD2FC_FC_JOURNAL_H */
