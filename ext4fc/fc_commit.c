@@ -1000,7 +1000,6 @@ static void fc_cleanup(journal_t *journal, int full, tid_t tid)
 	struct ext4_sb_info *sbi = EXT4_SB(journal->j_private);
 	struct ext4fc_dentry *fd, *fd_next;
 	LIST_HEAD(names);
-	int g;
 
 	trace_ext4_fc_cleanup(journal, full, tid);
 	if (full)
@@ -1012,11 +1011,10 @@ static void fc_cleanup(journal_t *journal, int full, tid_t tid)
 	list_splice_init(&sbi->s_fc_dentry_q[FC_Q_MAIN], &names);
 	list_for_each_entry(fd, &names, fd_queue)
 		list_del_init(&fd->fd_inode);
-	for (g = 0; g < 2; g++) {
-		struct list_head *q = g ? sbi->s_fc_dentry_q : sbi->s_fc_q;
-
-		list_splice_tail_init(&q[FC_Q_STAGING], &q[FC_Q_MAIN]);
-	}
+	list_splice_tail_init(&sbi->s_fc_q[FC_Q_STAGING],
+			      &sbi->s_fc_q[FC_Q_MAIN]);
+	list_splice_tail_init(&sbi->s_fc_dentry_q[FC_Q_STAGING],
+			      &sbi->s_fc_dentry_q[FC_Q_MAIN]);
 	if (full)
 		sbi->s_fc_bytes = 0;
 	if (tid_geq(tid, sbi->s_fc_ineligible_tid)) {
