@@ -15,6 +15,9 @@
  *  2. the ineligibility reasons, which callers all over ext4 name;
  *  3. the per-superblock statistics and replay state that ext4.h embeds in
  *     struct ext4_sb_info.
+ *
+ * Only the first part is seen where EXT4FC_FORMAT_ONLY is defined: by the
+ * record parser (fc_parse.c), in the kernel and on the host alike.
  */
 #ifndef __EXT4FC_FC_ENGINE_H__
 #define __EXT4FC_FC_ENGINE_H__
@@ -104,7 +107,9 @@ enum {
 	EXT4_FC_REASON_MAX = 10
 };
 
-#ifdef __KERNEL__
+#if defined(__KERNEL__) && !defined(EXT4FC_FORMAT_ONLY)
+
+#include "fc_parse.h"
 
 /* Commit latency histogram: bucket i counts commits under 2^(i+4) us. */
 #define EXT4FC_LAT_BUCKETS	16
@@ -147,8 +152,7 @@ struct ext4_fc_replay_state {
 	bool rs_stopped;		/* this pass has returned STOP */
 	bool rs_settled;		/* replay's last step has run */
 	int rs_error;			/* why the scan stopped, 0 if clean */
-	u32 rs_crc;			/* crc of the fast commit so far */
-	int rs_tags;			/* records scanned */
+	struct fcp_state rs_parse;	/* the pass's record parser */
 	int rs_tags_valid;		/* records up to the last good tail */
 	int rs_commits;			/* good tails */
 	int rs_tags_done;		/* records applied (replay pass) */
@@ -169,6 +173,6 @@ void ext4_fc_init_sb(struct super_block *sb);
 int ext4fc_replay_block(journal_t *journal, struct buffer_head *bh,
 			enum passtype pass, int off, tid_t expected_tid);
 
-#endif /* __KERNEL__ */
+#endif /* __KERNEL__ && !EXT4FC_FORMAT_ONLY */
 
 #endif /* __EXT4FC_FC_ENGINE_H__ */

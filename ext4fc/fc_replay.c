@@ -9,11 +9,13 @@
  * ordinary journal has been replayed, for PASS_REPLAY.
  *
  * Scan.  Nothing is changed.  Every record is checked before its value is
- * read: its header and value must lie inside the block (records never
- * straddle blocks), its length must suit its tag (the table near the end
- * of this file), and what it names must be plausible: inode numbers in the
- * inode table's range, extents inside the file system and off the group
- * metadata we can find cheaply, names a directory can hold.  The area must
+ * read, by the parser both passes share with the host tools (fc_parse.c,
+ * which has the list): its header and value must lie inside the block
+ * (records never straddle blocks), its length must suit its tag, and what
+ * it names must be plausible: inode numbers in the inode table's range,
+ * extents inside the file system, names a directory can hold.  One check
+ * needs the live file system and is ours (fc_check_live()): extents must
+ * stay off the group metadata we can find cheaply.  The area must
  * open with a HEAD for T.  A crc32c runs over the bytes of each fast
  * commit, starting from zero after each tail; a TAIL is good when it
  * carries T and the crc of everything since the previous tail up to its
@@ -62,52 +64,19 @@
  * thereby the mount; the journal is left to be recovered again.
  */
 
-#include <asm/unaligned.h>
-
 #include "ext4.h"
 #include "ext4_jbd2.h"
 #include "ext4_extents.h"
 
 #include <trace/events/ext4fc.h>
 
-/* One record, as the cursor found it, in host byte order. */
-struct fc_rec {
-	u16 tag;
-	u16 len;		/* bytes of value */
-	const u8 *tl;		/* the record's first byte */
-	const u8 *val;		/* its value */
-	int blk;		/* fc block offset */
-	int byte;		/* byte offset of the record in the block */
-};
-
-/* Walks the records of one block. */
-struct fc_cursor {
-	const u8 *base;
-	const u8 *pos;
-	const u8 *end;
-	int blk;
-};
-
-/* What a pass is working with, and what a check objected to. */
+/* What a pass is working with. */
 struct fc_walk {
 	struct super_block *sb;
 	struct ext4_fc_replay_state *rs;
 	enum passtype pass;
 	tid_t tid;		/* the transaction the area must follow */
-	u64 bad;		/* the value a check objected to ... */
-	bool has_bad;		/* ... if there is one worth printing */
-	bool eol;		/* the objection reads as the end of the log */
 };
-
-struct fc_tag_ops {
-	const char *name;
-	u16 min_len;
-	u16 max_len;		/* 0: whatever fits in the block */
-	const char *(*check)(struct fc_walk *w, const struct fc_rec *r);
-	int (*apply)(struct fc_walk *w, const struct fc_rec *r);
-};
-
-static const struct fc_tag_ops *fc_ops_of(u16 tag);
 
 /* Growable arrays of the replay state. */
 
@@ -213,27 +182,8 @@ static bool fc_logged_now(struct ext4_fc_replay_state *rs, u32 ino)
 	return false;
 }
 
-/* Checks.  Each returns NULL or what is wrong. */
 
-static const char *fc_bad(struct fc_walk *w, const char *why, u64 val)
-{
-	w->bad = val;
-	w->has_bad = true;
-	return why;
-}
-
-static bool fc_ino_ok(struct super_block *sb, u32 ino)
-{
-	return ino >= EXT4_FIRST_INO(sb) &&
-	       ino <= le32_to_cpu(EXT4_SB(sb)->s_es->s_inodes_count);
-}
-
-static const char *fc_check_ino(struct fc_walk *w, u32 ino)
-{
-	if (fc_ino_ok(w->sb, ino))
-		return NULL;
-	return fc_bad(w, "inode number out of range", ino);
-}
+/* Checks the parser leaves to us. */
 
 static bool fc_overlaps(ext4_fsblk_t a, u64 alen, ext4_fsblk_t b, u64 blen)
 {
@@ -295,163 +245,58 @@ static bool fc_hits_metadata(struct super_block *sb, ext4_fsblk_t pblk,
 	return false;
 }
 
-static const char *fc_check_extent(struct fc_walk *w, const struct fc_rec *r)
-{
-	struct ext4_super_block *es = EXT4_SB(w->sb)->s_es;
-	const char *why = fc_check_ino(w, get_unaligned_le32(r->val));
-	struct ext4_extent ex;
-	ext4_fsblk_t pblk;
-	u32 len;
 
-	if (why)
-		return why;
-	memcpy(&ex, r->val + sizeof(__le32), sizeof(ex));
-	len = ext4_ext_get_actual_len(&ex);
-	pblk = ext4_ext_pblock(&ex);
-	if (!len)
-		return "empty extent";
-	if ((u64)le32_to_cpu(ex.ee_block) + len > EXT_MAX_BLOCKS)
-		return fc_bad(w, "extent ends past the last logical block",
-			      le32_to_cpu(ex.ee_block));
-	if (pblk <= le32_to_cpu(es->s_first_data_block))
-		return fc_bad(w, "extent starts in the boot block area", pblk);
-	if (pblk + len > ext4_blocks_count(es))
-		return fc_bad(w, "extent ends past the file system", pblk);
-	if (fc_hits_metadata(w->sb, pblk, len))
-		return fc_bad(w, "extent covers group metadata", pblk);
-	return NULL;
+/*
+ * The parser's hook for what only the mounted file system can tell: an
+ * extent must not cover group metadata.
+ */
+static const char *fc_check_live(void *ctx, const struct fcp_rec *r,
+				 u64 *bad, bool *has_bad)
+{
+	if (r->tag != EXT4_FC_TAG_ADD_RANGE ||
+	    !fc_hits_metadata(ctx, r->v.ext.pblk, r->v.ext.len))
+		return NULL;
+	*bad = r->v.ext.pblk;
+	*has_bad = true;
+	return "extent covers group metadata";
 }
 
-static const char *fc_check_hole(struct fc_walk *w, const struct fc_rec *r)
+static u32 fc_crc(void *ctx, u32 crc, const void *buf, unsigned int len)
 {
-	struct ext4_fc_del_range dr;
-	const char *why;
-
-	memcpy(&dr, r->val, sizeof(dr));
-	why = fc_check_ino(w, le32_to_cpu(dr.fc_ino));
-	if (why)
-		return why;
-	if (!le32_to_cpu(dr.fc_len))
-		return "empty range";
-	if ((u64)le32_to_cpu(dr.fc_lblk) + le32_to_cpu(dr.fc_len) >
-	    EXT_MAX_BLOCKS)
-		return fc_bad(w, "range ends past the last logical block",
-			      le32_to_cpu(dr.fc_lblk));
-	return NULL;
+	return ext4_chksum(EXT4_SB((struct super_block *)ctx), crc, buf, len);
 }
 
-static const char *fc_check_dentry(struct fc_walk *w, const struct fc_rec *r)
+/* A parser for one pass over the area. */
+static void fc_parse_begin(struct fc_walk *w)
 {
-	u32 dir = get_unaligned_le32(r->val);
-	const u8 *name = r->val + sizeof(struct ext4_fc_dentry_info);
-	int nlen = r->len - sizeof(struct ext4_fc_dentry_info);
-	const char *why;
+	struct super_block *sb = w->sb;
+	struct ext4_super_block *es = EXT4_SB(sb)->s_es;
+	struct fcp_geom geom = {
+		.inodes_count = le32_to_cpu(es->s_inodes_count),
+		.first_ino = EXT4_FIRST_INO(sb),
+		.blocks_count = ext4_blocks_count(es),
+		.first_data_block = le32_to_cpu(es->s_first_data_block),
+		.inode_size = EXT4_INODE_SIZE(sb),
+	};
 
-	if (dir != EXT4_ROOT_INO && !fc_ino_ok(w->sb, dir))
-		return fc_bad(w, "directory inode number out of range", dir);
-	why = fc_check_ino(w, get_unaligned_le32(r->val + sizeof(__le32)));
-	if (why)
-		return why;
-	if (memchr(name, '/', nlen) || memchr(name, '\0', nlen))
-		return "name holds '/' or NUL";
-	if (name[0] == '.' && (nlen == 1 || (nlen == 2 && name[1] == '.')))
-		return "name is . or ..";
-	return NULL;
-}
+	/* fc_parse.c cannot see ext4.h: its copies must agree */
+	BUILD_BUG_ON(FCP_MAX_LBLK != EXT_MAX_BLOCKS);
+	BUILD_BUG_ON(FCP_INIT_MAX_LEN != EXT_INIT_MAX_LEN);
+	BUILD_BUG_ON(FCP_NAME_LEN != EXT4_NAME_LEN);
+	BUILD_BUG_ON(FCP_ROOT_INO != EXT4_ROOT_INO);
+	BUILD_BUG_ON(FCP_OLD_INODE_SIZE != EXT4_GOOD_OLD_INODE_SIZE);
+	BUILD_BUG_ON(offsetof(struct ext4_inode, i_mode) != FCP_I_MODE);
+	BUILD_BUG_ON(offsetof(struct ext4_inode, i_size_lo) != FCP_I_SIZE_LO);
+	BUILD_BUG_ON(offsetof(struct ext4_inode, i_links_count) != FCP_I_LINKS);
+	BUILD_BUG_ON(offsetof(struct ext4_inode, i_flags) != FCP_I_FLAGS);
+	BUILD_BUG_ON(offsetof(struct ext4_inode, i_block) != FCP_I_BLOCK);
+	BUILD_BUG_ON(offsetof(struct ext4_inode, i_extra_isize) != FCP_I_EXTRA_ISIZE);
 
-static bool fc_mode_ok(u16 mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-	case S_IFDIR:
-	case S_IFLNK:
-	case S_IFCHR:
-	case S_IFBLK:
-	case S_IFIFO:
-	case S_IFSOCK:
-		return true;
-	}
-	return false;
+	fcp_init(&w->rs->rs_parse, &geom, w->tid, fc_crc, sb);
+	w->rs->rs_parse.check_fn = fc_check_live;
 }
 
 #define FC_RAW(raw, field)	((raw) + offsetof(struct ext4_inode, field))
-
-static const char *fc_check_inode(struct fc_walk *w, const struct fc_rec *r)
-{
-	const u8 *raw = r->val + sizeof(struct ext4_fc_inode);
-	int len = r->len - sizeof(struct ext4_fc_inode);
-	int isize = EXT4_INODE_SIZE(w->sb);
-	const char *why = fc_check_ino(w, get_unaligned_le32(r->val));
-	u16 mode, extra;
-
-	if (why)
-		return why;
-	if (len > isize)
-		return fc_bad(w, "longer than an on-disk inode", len);
-	mode = get_unaligned_le16(FC_RAW(raw, i_mode));
-	if (!fc_mode_ok(mode))
-		return fc_bad(w, "bad file type in i_mode", mode);
-	if (len >= offsetofend(struct ext4_inode, i_extra_isize)) {
-		extra = get_unaligned_le16(FC_RAW(raw, i_extra_isize));
-		if (EXT4_GOOD_OLD_INODE_SIZE + extra > isize || (extra & 3))
-			return fc_bad(w, "bad i_extra_isize", extra);
-	}
-	return NULL;
-}
-
-static const char *fc_check_tail(struct fc_walk *w, const struct fc_rec *r)
-{
-	struct ext4_fc_tail tail;
-	u32 crc;
-
-	memcpy(&tail, r->val, sizeof(tail));
-	if (le32_to_cpu(tail.fc_tid) != w->tid) {
-		w->eol = true;
-		return fc_bad(w, "tail of another transaction",
-			      le32_to_cpu(tail.fc_tid));
-	}
-	if (w->pass != PASS_SCAN)
-		return NULL;
-	crc = ext4_chksum(EXT4_SB(w->sb), w->rs->rs_crc, r->tl,
-			  EXT4_FC_TAG_BASE_LEN + sizeof(tail.fc_tid));
-	if (crc != le32_to_cpu(tail.fc_crc))
-		return fc_bad(w, "checksum mismatch, computed", crc);
-	return NULL;
-}
-
-static const char *fc_check_head(struct fc_walk *w, const struct fc_rec *r)
-{
-	struct ext4_fc_head head;
-
-	if (r->blk || r->byte)
-		return "head record past the start of the area";
-	memcpy(&head, r->val, sizeof(head));
-	if (le32_to_cpu(head.fc_features) & ~EXT4_FC_SUPPORTED_FEATURES)
-		return fc_bad(w, "unsupported features",
-			      le32_to_cpu(head.fc_features));
-	if (le32_to_cpu(head.fc_tid) != w->tid) {
-		w->eol = true;
-		return fc_bad(w, "head of another transaction",
-			      le32_to_cpu(head.fc_tid));
-	}
-	return NULL;
-}
-
-/* Everything both passes check about a record before using it. */
-static const char *fc_check(struct fc_walk *w, const struct fc_rec *r)
-{
-	const struct fc_tag_ops *ops = fc_ops_of(r->tag);
-
-	if (!r->blk && !r->byte && r->tag != EXT4_FC_TAG_HEAD) {
-		w->eol = true;
-		return "area does not start with a head record";
-	}
-	if (!ops)
-		return "unknown tag";
-	if (r->len < ops->min_len || (ops->max_len && r->len > ops->max_len))
-		return fc_bad(w, "bad value length", r->len);
-	return ops->check ? ops->check(w, r) : NULL;
-}
 
 /* Handlers. */
 
@@ -578,24 +423,19 @@ static ext4_lblk_t fc_size_blocks(struct inode *inode)
 		     DIV_ROUND_UP_ULL(i_size_read(inode), i_blocksize(inode)));
 }
 
-static int fc_apply_extent(struct fc_walk *w, const struct fc_rec *r)
+static int fc_apply_extent(struct fc_walk *w, const struct fcp_rec *r)
 {
-	struct ext4_extent ex;
+	const struct fcp_extent *ex = &r->v.ext;
 	struct inode *inode;
-	ext4_lblk_t lblk;
-	u32 len, done;
+	u32 done;
 	int ret = 0;
 
-	memcpy(&ex, r->val + sizeof(__le32), sizeof(ex));
-	lblk = le32_to_cpu(ex.ee_block);
-	len = ext4_ext_get_actual_len(&ex);
-	inode = fc_range_inode(w, get_unaligned_le32(r->val));
+	inode = fc_range_inode(w, ex->ino);
 	if (IS_ERR_OR_NULL(inode))
 		return PTR_ERR_OR_ZERO(inode);
-	for (done = 0; done < len; done += ret) {
-		ret = fc_settle_run(inode, lblk + done, len - done,
-				    ext4_ext_pblock(&ex) + done,
-				    ext4_ext_is_unwritten(&ex));
+	for (done = 0; done < ex->len; done += ret) {
+		ret = fc_settle_run(inode, ex->lblk + done, ex->len - done,
+				    ex->pblk + done, ex->unwritten);
 		if (ret < 0)
 			break;
 	}
@@ -607,18 +447,14 @@ static int fc_apply_extent(struct fc_walk *w, const struct fc_rec *r)
 	return ret;
 }
 
-static int fc_apply_hole(struct fc_walk *w, const struct fc_rec *r)
+static int fc_apply_hole(struct fc_walk *w, const struct fcp_rec *r)
 {
+	ext4_lblk_t start = r->v.del.lblk, end = start + r->v.del.len;
 	struct ext4_map_blocks map;
-	struct ext4_fc_del_range dr;
 	struct inode *inode;
-	ext4_lblk_t start, end;
 	int ret = 0;
 
-	memcpy(&dr, r->val, sizeof(dr));
-	start = le32_to_cpu(dr.fc_lblk);
-	end = start + le32_to_cpu(dr.fc_len);
-	inode = fc_range_inode(w, le32_to_cpu(dr.fc_ino));
+	inode = fc_range_inode(w, r->v.del.ino);
 	if (IS_ERR_OR_NULL(inode))
 		return PTR_ERR_OR_ZERO(inode);
 	/* free what the range maps now, then drop it from the tree */
@@ -728,11 +564,11 @@ static int fc_mark_used(struct super_block *sb, u32 ino, bool is_dir)
 	return fc_write_now(gd_bh);
 }
 
-static int fc_apply_inode(struct fc_walk *w, const struct fc_rec *r)
+static int fc_apply_inode(struct fc_walk *w, const struct fcp_rec *r)
 {
 	struct super_block *sb = w->sb;
-	u32 ino = get_unaligned_le32(r->val);
-	const u8 *raw = r->val + sizeof(struct ext4_fc_inode);
+	u32 ino = r->v.ino.ino;
+	const u8 *raw = r->v.ino.raw;
 	struct ext4fc_touched *t;
 	struct ext4_iloc iloc;
 	struct inode *inode;
@@ -757,12 +593,10 @@ static int fc_apply_inode(struct fc_walk *w, const struct fc_rec *r)
 	err = ext4_get_fc_inode_loc(sb, ino, &iloc);
 	if (err)
 		return err;
-	fc_merge_raw_inode(ext4_raw_inode(&iloc), raw,
-			   r->len - sizeof(struct ext4_fc_inode));
+	fc_merge_raw_inode(ext4_raw_inode(&iloc), raw, r->v.ino.len);
 	err = fc_write_now(iloc.bh);
 	if (!err)
-		err = fc_mark_used(sb, ino,
-				   S_ISDIR(get_unaligned_le16(FC_RAW(raw, i_mode))));
+		err = fc_mark_used(sb, ino, S_ISDIR(r->v.ino.mode));
 	if (err)
 		goto out;
 
@@ -794,13 +628,13 @@ struct fc_dentry {
  * Decode a name record and get both inodes; false when one of them is
  * not there (or the directory is no directory): nothing to do then.
  */
-static bool fc_dentry_get(struct fc_walk *w, const struct fc_rec *r,
+static bool fc_dentry_get(struct fc_walk *w, const struct fcp_rec *r,
 			  struct fc_dentry *d)
 {
-	d->dir_ino = get_unaligned_le32(r->val);
-	d->ino = get_unaligned_le32(r->val + sizeof(__le32));
-	d->name.name = r->val + sizeof(struct ext4_fc_dentry_info);
-	d->name.len = r->len - sizeof(struct ext4_fc_dentry_info);
+	d->dir_ino = r->v.de.dir;
+	d->ino = r->v.de.ino;
+	d->name.name = r->v.de.name;
+	d->name.len = r->v.de.nlen;
 	d->inode = fc_iget(w->sb, d->ino);
 	if (!d->inode)
 		return false;
@@ -859,7 +693,7 @@ static void fc_count_subdir(struct fc_walk *w, struct inode *dir, int delta)
 	ext4_mark_inode_dirty(NULL, dir);
 }
 
-static int fc_apply_link(struct fc_walk *w, const struct fc_rec *r)
+static int fc_apply_link(struct fc_walk *w, const struct fcp_rec *r)
 {
 	struct fc_dentry d;
 	int ret = 0;
@@ -880,9 +714,9 @@ static int fc_apply_link(struct fc_walk *w, const struct fc_rec *r)
  * CREAT follows the new inode's INODE record (and its ranges): what is left
  * is the name, and for a directory its first block with "." and "..".
  */
-static int fc_apply_create(struct fc_walk *w, const struct fc_rec *r)
+static int fc_apply_create(struct fc_walk *w, const struct fcp_rec *r)
 {
-	u32 ino = get_unaligned_le32(r->val + sizeof(__le32));
+	u32 ino = r->v.de.ino;
 	struct fc_dentry d;
 	unsigned int nlink;
 	bool is_dir;
@@ -914,7 +748,7 @@ static int fc_apply_create(struct fc_walk *w, const struct fc_rec *r)
 	return ret;
 }
 
-static int fc_apply_unlink(struct fc_walk *w, const struct fc_rec *r)
+static int fc_apply_unlink(struct fc_walk *w, const struct fcp_rec *r)
 {
 	struct fc_dentry d;
 	int ret;
@@ -936,121 +770,51 @@ static int fc_apply_unlink(struct fc_walk *w, const struct fc_rec *r)
 	return ret == -ENOENT ? 0 : ret;
 }
 
-static int fc_apply_tail(struct fc_walk *w, const struct fc_rec *r)
+static int fc_apply_tail(struct fc_walk *w, const struct fcp_rec *r)
 {
 	w->rs->rs_commit++;
 	return 0;
 }
 
 /*
- * Per tag: name, value length bounds, check, handler.  PAD and HEAD change
- * nothing; a TAIL moves on to the next fast commit.
+ * Per tag, what replaying it does.  PAD and HEAD change nothing; a TAIL
+ * moves on to the next fast commit.
  */
-#define FC_NAME_TAG(name, apply) {					\
-	name,								\
-	sizeof(struct ext4_fc_dentry_info) + 1,				\
-	sizeof(struct ext4_fc_dentry_info) + EXT4_NAME_LEN,		\
-	fc_check_dentry, apply,						\
-}
-
-static const struct fc_tag_ops fc_tags[] = {
-	[EXT4_FC_TAG_ADD_RANGE] = { "ADD_RANGE",
-		sizeof(struct ext4_fc_add_range),
-		sizeof(struct ext4_fc_add_range),
-		fc_check_extent, fc_apply_extent },
-	[EXT4_FC_TAG_DEL_RANGE] = { "DEL_RANGE",
-		sizeof(struct ext4_fc_del_range),
-		sizeof(struct ext4_fc_del_range),
-		fc_check_hole, fc_apply_hole },
-	[EXT4_FC_TAG_CREAT] = FC_NAME_TAG("CREAT", fc_apply_create),
-	[EXT4_FC_TAG_LINK] = FC_NAME_TAG("LINK", fc_apply_link),
-	[EXT4_FC_TAG_UNLINK] = FC_NAME_TAG("UNLINK", fc_apply_unlink),
-	[EXT4_FC_TAG_INODE] = { "INODE",
-		sizeof(struct ext4_fc_inode) + EXT4_GOOD_OLD_INODE_SIZE, 0,
-		fc_check_inode, fc_apply_inode },
-	[EXT4_FC_TAG_PAD] = { "PAD", 0, 0, NULL, NULL },
-	[EXT4_FC_TAG_TAIL] = { "TAIL", sizeof(struct ext4_fc_tail), 0,
-		fc_check_tail, fc_apply_tail },
-	[EXT4_FC_TAG_HEAD] = { "HEAD", sizeof(struct ext4_fc_head),
-		sizeof(struct ext4_fc_head), fc_check_head, NULL },
+static int (*const fc_apply[EXT4_FC_TAG_HEAD + 1])(struct fc_walk *w,
+						  const struct fcp_rec *r) = {
+	[EXT4_FC_TAG_ADD_RANGE] = fc_apply_extent,
+	[EXT4_FC_TAG_DEL_RANGE] = fc_apply_hole,
+	[EXT4_FC_TAG_CREAT] = fc_apply_create,
+	[EXT4_FC_TAG_LINK] = fc_apply_link,
+	[EXT4_FC_TAG_UNLINK] = fc_apply_unlink,
+	[EXT4_FC_TAG_INODE] = fc_apply_inode,
+	[EXT4_FC_TAG_TAIL] = fc_apply_tail,
 };
 
-static const struct fc_tag_ops *fc_ops_of(u16 tag)
-{
-	if (tag >= ARRAY_SIZE(fc_tags) || !fc_tags[tag].name)
-		return NULL;
-	return &fc_tags[tag];
-}
-
-/* The cursor. */
-
-static void fc_cursor_init(struct fc_cursor *c, struct buffer_head *bh,
-			   int size, int blk)
-{
-	c->base = (const u8 *)bh->b_data;
-	c->pos = c->base;
-	c->end = c->base + size;
-	c->blk = blk;
-}
-
-/*
- * The next record: 1 and *r when its header and value lie inside the
- * block, 0 at the end of the block, -1 (w says why) when the bytes left
- * cannot be a record.
- */
-static int fc_cursor_next(struct fc_walk *w, struct fc_cursor *c,
-			  struct fc_rec *r, const char **why)
-{
-	size_t left = c->end - c->pos;
-	struct ext4_fc_tl tl;
-
-	r->blk = c->blk;
-	r->byte = c->pos - c->base;
-	r->tl = c->pos;
-	r->val = c->pos + EXT4_FC_TAG_BASE_LEN;
-	r->tag = 0;
-	r->len = 0;
-	if (!left)
-		return 0;
-	if (left < EXT4_FC_TAG_BASE_LEN) {
-		*why = fc_bad(w, "record header crosses the block end", left);
-		return -1;
-	}
-	memcpy(&tl, c->pos, sizeof(tl));
-	r->tag = le16_to_cpu(tl.fc_tag);
-	r->len = le16_to_cpu(tl.fc_len);
-	if (r->len > left - EXT4_FC_TAG_BASE_LEN) {
-		*why = fc_bad(w, "value runs past the block end", r->len);
-		return -1;
-	}
-	c->pos = r->val + r->len;
-	return 1;
-}
-
 /* One line on why the walk stops at r. */
-static void fc_refuse(struct fc_walk *w, const struct fc_rec *r,
-		      const char *why)
+static void fc_refuse(struct fc_walk *w, bool quiet)
 {
-	const struct fc_tag_ops *ops = fc_ops_of(r->tag);
+	const struct fcp_stop *st = &w->rs->rs_parse.stop;
+	const char *name = fcp_tag_name(st->tag);
 	struct ext4_fc_replay_state *rs = w->rs;
-	bool quiet = w->eol || !r->byte;
 	char val[24] = "";
 
-	if (w->has_bad)
-		snprintf(val, sizeof(val), " %llu", w->bad);
+	if (st->has_bad)
+		snprintf(val, sizeof(val), " %llu", st->bad);
 	ext4_msg(w->sb, quiet ? KERN_INFO : KERN_WARNING,
-		 "fast commit %s stops at fc block %d byte %d, %s record (tag %u, len %u): %s%s; tid %u: %d fast commit(s), %d records kept",
-		 w->pass == PASS_SCAN ? "scan" : "replay", r->blk, r->byte,
-		 ops ? ops->name : "unknown", r->tag, r->len, why, val,
+		 "fast commit %s stops at fc block %u byte %u, %s record (tag %u, len %u): %s%s; tid %u: %d fast commit(s), %d records kept",
+		 w->pass == PASS_SCAN ? "scan" : "replay", st->blk, st->off,
+		 name ? name : "unknown", st->tag, st->len, st->why, val,
 		 w->tid, rs->rs_commits, rs->rs_tags_valid);
 }
 
 /* Scan. */
 
-static void fc_scan_begin(struct ext4_fc_replay_state *rs)
+static void fc_scan_begin(struct fc_walk *w)
 {
-	fc_state_reset(rs);
-	rs->rs_pass = PASS_SCAN;
+	fc_state_reset(w->rs);
+	w->rs->rs_pass = PASS_SCAN;
+	fc_parse_begin(w);
 }
 
 static int fc_scan_stop(struct fc_walk *w, int error)
@@ -1061,43 +825,31 @@ static int fc_scan_stop(struct fc_walk *w, int error)
 	return JBD2_FC_REPLAY_STOP;
 }
 
-static int fc_scan_block(struct fc_walk *w, struct fc_cursor *c)
+static int fc_scan_block(struct fc_walk *w, struct fcp_cursor *c)
 {
 	struct ext4_fc_replay_state *rs = w->rs;
-	struct ext4_sb_info *sbi = EXT4_SB(w->sb);
-	const char *why = NULL;
-	struct ext4_extent ex;
-	struct fc_rec r;
+	struct fcp_state *st = &rs->rs_parse;
+	struct fcp_rec r;
 	int got, err;
 
-	while ((got = fc_cursor_next(w, c, &r, &why)) > 0) {
-		why = fc_check(w, &r);
-		if (why)
-			break;
-		rs->rs_tags++;
+	while ((got = fcp_next(st, c, &r)) > 0) {
 		if (r.tag == EXT4_FC_TAG_TAIL) {
-			rs->rs_tags_valid = rs->rs_tags;
+			rs->rs_tags_valid = st->recs_valid;
 			rs->rs_valid_regions = rs->rs_nr_regions;
-			rs->rs_commits++;
-			rs->rs_crc = 0;
+			rs->rs_commits = st->commits;
 			continue;
 		}
-		rs->rs_crc = ext4_chksum(sbi, rs->rs_crc, r.tl,
-					 EXT4_FC_TAG_BASE_LEN + r.len);
 		if (r.tag != EXT4_FC_TAG_ADD_RANGE)
 			continue;
-		memcpy(&ex, r.val + sizeof(__le32), sizeof(ex));
-		err = ext4_fc_record_regions(w->sb, get_unaligned_le32(r.val),
-					     le32_to_cpu(ex.ee_block),
-					     ext4_ext_pblock(&ex),
-					     ext4_ext_get_actual_len(&ex), 0);
+		err = ext4_fc_record_regions(w->sb, r.v.ext.ino, r.v.ext.lblk,
+					     r.v.ext.pblk, r.v.ext.len, 0);
 		if (err)
 			return err;
 	}
 	if (!got)
 		return JBD2_FC_REPLAY_CONTINUE;
-	fc_refuse(w, &r, why);
-	return fc_scan_stop(w, w->eol ? -ESTALE : -EFSCORRUPTED);
+	fc_refuse(w, st->stop.eol || !st->stop.off);
+	return fc_scan_stop(w, st->stop.eol ? -ESTALE : -EFSCORRUPTED);
 }
 
 /* Replay. */
@@ -1157,17 +909,19 @@ static int fc_replay_end(struct fc_walk *w)
 	return JBD2_FC_REPLAY_STOP;
 }
 
-static u32 fc_rec_ino(const struct fc_rec *r)
+static u32 fc_rec_ino(const struct fcp_rec *r)
 {
 	switch (r->tag) {
 	case EXT4_FC_TAG_CREAT:
 	case EXT4_FC_TAG_LINK:
 	case EXT4_FC_TAG_UNLINK:
-		return get_unaligned_le32(r->val + sizeof(__le32));
+		return r->v.de.ino;
 	case EXT4_FC_TAG_ADD_RANGE:
+		return r->v.ext.ino;
 	case EXT4_FC_TAG_DEL_RANGE:
+		return r->v.del.ino;
 	case EXT4_FC_TAG_INODE:
-		return get_unaligned_le32(r->val);
+		return r->v.ino.ino;
 	}
 	return 0;
 }
@@ -1183,6 +937,7 @@ static int fc_replay_begin(struct fc_walk *w)
 	rs->rs_settled = false;
 	rs->rs_tags_done = 0;
 	rs->rs_commit = 0;
+	fc_parse_begin(w);
 	if (!rs->rs_tags_valid) {
 		rs->rs_stopped = true;
 		return JBD2_FC_REPLAY_STOP;
@@ -1193,13 +948,11 @@ static int fc_replay_begin(struct fc_walk *w)
 	return JBD2_FC_REPLAY_CONTINUE;
 }
 
-static int fc_replay_block(struct fc_walk *w, struct fc_cursor *c)
+static int fc_replay_block(struct fc_walk *w, struct fcp_cursor *c)
 {
 	struct ext4_fc_replay_state *rs = w->rs;
 	int max = EXT4_SB(w->sb)->s_fc_debug_max_replay;
-	const struct fc_tag_ops *ops;
-	const char *why = NULL;
-	struct fc_rec r;
+	struct fcp_rec r;
 	int got, err;
 
 	for (;;) {
@@ -1211,25 +964,22 @@ static int fc_replay_block(struct fc_walk *w, struct fc_cursor *c)
 				 max);
 			return fc_replay_end(w);
 		}
-		got = fc_cursor_next(w, c, &r, &why);
+		got = fcp_next(&rs->rs_parse, c, &r);
 		if (!got)
 			return JBD2_FC_REPLAY_CONTINUE;
-		if (got > 0)
-			why = fc_check(w, &r);
-		if (why) {
+		if (got < 0) {
 			/* the scan passed it: the block changed under us */
-			w->eol = false;
-			fc_refuse(w, &r, why);
+			fc_refuse(w, false);
 			return fc_replay_end(w);
 		}
-		ops = fc_ops_of(r.tag);
 		trace_ext4_fc_replay(w->sb, r.tag, fc_rec_ino(&r), r.blk,
-				     r.byte);
-		err = ops->apply ? ops->apply(w, &r) : 0;
+				     r.off);
+		err = fc_apply[r.tag] ? fc_apply[r.tag](w, &r) : 0;
 		if (err) {
 			ext4_msg(w->sb, KERN_ERR,
-				 "fast commit replay: %s record for inode %u at fc block %d byte %d failed: %d",
-				 ops->name, fc_rec_ino(&r), r.blk, r.byte, err);
+				 "fast commit replay: %s record for inode %u at fc block %u byte %u failed: %d",
+				 fcp_tag_name(r.tag), fc_rec_ino(&r), r.blk,
+				 r.off, err);
 			rs->rs_stopped = true;
 			return err;
 		}
@@ -1252,14 +1002,14 @@ int ext4fc_replay_block(journal_t *journal, struct buffer_head *bh,
 		.tid = expected_tid,
 	};
 	struct ext4_fc_replay_state *rs = w.rs;
-	struct fc_cursor c;
+	struct fcp_cursor c;
 	int ret;
 
 	if (pass != PASS_SCAN && pass != PASS_REPLAY)
 		return JBD2_FC_REPLAY_STOP;
 	if (!off) {
 		if (pass == PASS_SCAN)
-			fc_scan_begin(rs);
+			fc_scan_begin(&w);
 		else if (fc_replay_begin(&w) == JBD2_FC_REPLAY_STOP)
 			return JBD2_FC_REPLAY_STOP;
 	}
@@ -1275,7 +1025,7 @@ int ext4fc_replay_block(journal_t *journal, struct buffer_head *bh,
 		return fc_replay_end(&w);
 	}
 	rs->rs_next_off++;
-	fc_cursor_init(&c, bh, journal->j_blocksize, off);
+	fcp_cursor_init(&c, bh->b_data, journal->j_blocksize, off);
 	if (pass == PASS_SCAN) {
 		ret = fc_scan_block(&w, &c);
 		trace_ext4_fc_replay_scan(sb, ret < 0 ? ret : rs->rs_error,
