@@ -55,11 +55,29 @@ static const char *fcp_check_ino(struct fcp_state *st, u32 ino)
 	return fcp_bad(st, "inode number out of range", ino);
 }
 
+/* Logical blocks [lblk, lblk + len) of ino: what both range tags name. */
+static const char *fcp_check_lblks(struct fcp_state *st, u32 ino, u32 lblk,
+				   u32 len, bool extent)
+{
+	const char *why = fcp_check_ino(st, ino);
+
+	if (why)
+		return why;
+	if (!len)
+		return extent ? "empty extent" : "empty range";
+	if ((u64)lblk + len > FCP_MAX_LBLK)
+		return fcp_bad(st, extent ?
+			       "extent ends past the last logical block" :
+			       "range ends past the last logical block", lblk);
+	return NULL;
+}
+
 static const char *fcp_check_extent(struct fcp_state *st, struct fcp_rec *r)
 {
 	struct fcp_extent *e = &r->v.ext;
 	const u8 *ex = r->val + sizeof(__le32);	/* struct ext4_extent */
 	u16 raw_len = get_unaligned_le16(ex + 4);
+	const char *why;
 
 	e->ino = get_unaligned_le32(r->val);
 	e->lblk = get_unaligned_le32(ex);
@@ -67,13 +85,9 @@ static const char *fcp_check_extent(struct fcp_state *st, struct fcp_rec *r)
 	e->len = e->unwritten ? raw_len - FCP_INIT_MAX_LEN : raw_len;
 	e->pblk = (u64)get_unaligned_le16(ex + 6) << 32 |
 		  get_unaligned_le32(ex + 8);
-	if (!fcp_ino_ok(st, e->ino))
-		return fcp_check_ino(st, e->ino);
-	if (!e->len)
-		return "empty extent";
-	if ((u64)e->lblk + e->len > FCP_MAX_LBLK)
-		return fcp_bad(st, "extent ends past the last logical block",
-			       e->lblk);
+	why = fcp_check_lblks(st, e->ino, e->lblk, e->len, true);
+	if (why)
+		return why;
 	if (e->pblk <= st->geom.first_data_block)
 		return fcp_bad(st, "extent starts in the boot block area",
 			       e->pblk);
@@ -89,19 +103,13 @@ static const char *fcp_check_hole(struct fcp_state *st, struct fcp_rec *r)
 	d->ino = get_unaligned_le32(r->val);
 	d->lblk = get_unaligned_le32(r->val + 4);
 	d->len = get_unaligned_le32(r->val + 8);
-	if (!fcp_ino_ok(st, d->ino))
-		return fcp_check_ino(st, d->ino);
-	if (!d->len)
-		return "empty range";
-	if ((u64)d->lblk + d->len > FCP_MAX_LBLK)
-		return fcp_bad(st, "range ends past the last logical block",
-			       d->lblk);
-	return NULL;
+	return fcp_check_lblks(st, d->ino, d->lblk, d->len, false);
 }
 
 static const char *fcp_check_dentry(struct fcp_state *st, struct fcp_rec *r)
 {
 	struct fcp_dentry *d = &r->v.de;
+	const char *why;
 
 	d->dir = get_unaligned_le32(r->val);
 	d->ino = get_unaligned_le32(r->val + 4);
@@ -110,8 +118,9 @@ static const char *fcp_check_dentry(struct fcp_state *st, struct fcp_rec *r)
 	if (d->dir != FCP_ROOT_INO && !fcp_ino_ok(st, d->dir))
 		return fcp_bad(st, "directory inode number out of range",
 			       d->dir);
-	if (!fcp_ino_ok(st, d->ino))
-		return fcp_check_ino(st, d->ino);
+	why = fcp_check_ino(st, d->ino);
+	if (why)
+		return why;
 	if (memchr(d->name, '/', d->nlen) || memchr(d->name, '\0', d->nlen))
 		return "name holds '/' or NUL";
 	if (d->name[0] == '.' &&
@@ -139,14 +148,16 @@ static bool fcp_mode_ok(u16 mode)
 static const char *fcp_check_inode(struct fcp_state *st, struct fcp_rec *r)
 {
 	struct fcp_inode *in = &r->v.ino;
+	const char *why;
 	u16 extra;
 
 	in->ino = get_unaligned_le32(r->val);
 	in->raw = r->val + sizeof(struct ext4_fc_inode);
 	in->len = r->len - sizeof(struct ext4_fc_inode);
 	in->mode = get_unaligned_le16(in->raw + FCP_I_MODE);
-	if (!fcp_ino_ok(st, in->ino))
-		return fcp_check_ino(st, in->ino);
+	why = fcp_check_ino(st, in->ino);
+	if (why)
+		return why;
 	if (in->len > st->geom.inode_size)
 		return fcp_bad(st, "longer than an on-disk inode", in->len);
 	if (!fcp_mode_ok(in->mode))
