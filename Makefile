@@ -20,7 +20,7 @@ export KVER BUILD TARBALL
 PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
 	gcc make libc6-dev kmod xz-utils git qemu-system-x86 busybox-static \
 	e2fsprogs cpio dmsetup shellcheck \
-	fsmark dbench gnuplot-nox
+	fsmark dbench gnuplot-nox python3
 
 MODULES := $(BUILD)/jbd2fc.ko $(BUILD)/ext4fc.ko
 HELPERS := $(BUILD)/bin/fsop
@@ -30,6 +30,11 @@ HELPERS += $(BUILD)/bin/acegen $(BUILD)/bin/logreplay $(BUILD)/bin/dmctl
 # Benchmark workloads (bench/README.md), static like fsop.
 HELPERS += $(BUILD)/bin/varmail $(BUILD)/bin/fsynclat
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
+# Host tools: fcdump reads an image's fast-commit area with the parser the
+# kernel uses (ext4fc/fc_parse.c, compiled unchanged).  Static, so the
+# initramfs (which takes all of build/bin) has it in the guest too.
+TOOLS := $(BUILD)/bin/fcdump
+PARSER := $(TOP)/ext4fc/fc_parse.c $(TOP)/ext4fc/fc_parse.h $(TOP)/ext4fc/fc_engine.h
 
 # Our own files overlaid into build/src, and the series.
 OWN_FILES := $(wildcard $(TOP)/ext4fc/*.[ch] $(TOP)/jbd2fc/*.[ch]) \
@@ -51,9 +56,9 @@ need = @command -v $(1) >/dev/null 2>&1 || { \
 	echo "$(2) is not installed ($(1) not found): run 'make deps' (or apt-get install $(2))" >&2; exit 1; }
 
 .PHONY: all help deps modules src export-patches reset-src initramfs helpers \
-	run check style clean distclean check-kver
+	tools run check style clean distclean check-kver
 
-all: modules helpers initramfs
+all: modules helpers initramfs tools
 
 help:
 	@echo "make                build build/{jbd2fc,ext4fc}.ko, helpers, initramfs"
@@ -134,10 +139,19 @@ $(BUILD)/bin/acegen $(BUILD)/bin/logreplay $(BUILD)/bin/dmctl: $(BUILD)/bin/%: $
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
 	$(Q)gcc -static -O2 -Wall -Wextra -o $@ $<
 
+tools: $(TOOLS)
+
+$(BUILD)/bin/fcdump: $(TOP)/tools/fcdump.c $(TOP)/tools/crc32c.h $(PARSER)
+	$(call need,gcc,gcc)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
+	$(Q)gcc -static -O2 -Wall -Wextra -I$(TOP)/ext4fc -I$(TOP)/tools -o $@ \
+		$(TOP)/tools/fcdump.c $(TOP)/ext4fc/fc_parse.c
+
 initramfs: $(INITRAMFS)
 
 $(INITRAMFS): $(TOP)/initramfs/build.sh $(TOP)/initramfs/files.list \
-		$(TOP)/initramfs/init $(MODULES) $(HELPERS) $(BUILD)/kver
+		$(TOP)/initramfs/init $(MODULES) $(HELPERS) $(TOOLS) $(BUILD)/kver
 	$(Q)$(TOP)/initramfs/build.sh $@
 
 # --- running ---------------------------------------------------------------
