@@ -20,7 +20,7 @@ export KVER BUILD TARBALL
 PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
 	gcc make libc6-dev kmod xz-utils git qemu-system-x86 busybox-static \
 	e2fsprogs cpio dmsetup shellcheck \
-	fsmark dbench gnuplot-nox python3
+	fsmark dbench gnuplot-nox clang python3
 
 MODULES := $(BUILD)/jbd2fc.ko $(BUILD)/ext4fc.ko
 HELPERS := $(BUILD)/bin/fsop
@@ -56,7 +56,7 @@ need = @command -v $(1) >/dev/null 2>&1 || { \
 	echo "$(2) is not installed ($(1) not found): run 'make deps' (or apt-get install $(2))" >&2; exit 1; }
 
 .PHONY: all help deps modules src export-patches reset-src initramfs helpers \
-	tools run check style clean distclean check-kver
+	tools fuzz run check style clean distclean check-kver
 
 all: modules helpers initramfs tools
 
@@ -67,6 +67,7 @@ help:
 	@echo "make crash-long     randomized crash workloads: SEEDS=N (1000) START=M (1)"
 	@echo "make bench          benchmarks, ~12 min: ext4fc vs stock ext4, fc on/off (build/bench)"
 	@echo "make bench-full     the same, longer runs and more repetitions (build/bench-full)"
+	@echo "make fuzz           libFuzzer+ASan on the fc record parser: SECONDS=N (60)"
 	@echo "make deps           install the Debian packages (as root)"
 	@echo "make export-patches turn commits made in build/src into patches/series"
 	@echo "make reset-src      drop build/src (work not exported is lost) and redo it"
@@ -148,6 +149,21 @@ $(BUILD)/bin/fcdump: $(TOP)/tools/fcdump.c $(TOP)/tools/crc32c.h $(PARSER)
 	$(Q)gcc -static -O2 -Wall -Wextra -I$(TOP)/ext4fc -I$(TOP)/tools -o $@ \
 		$(TOP)/tools/fcdump.c $(TOP)/ext4fc/fc_parse.c
 
+# The parser under libFuzzer + AddressSanitizer (tests/fuzz/README).
+FUZZER := $(BUILD)/fuzz/fc_parse_fuzz
+SECONDS ?= 60
+
+$(FUZZER): $(TOP)/tests/fuzz/fc_parse_fuzz.c $(TOP)/tools/crc32c.h $(PARSER)
+	$(call need,clang,clang)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -Wall -Wextra \
+		-I$(TOP)/ext4fc -I$(TOP)/tools -o $@ \
+		$(TOP)/tests/fuzz/fc_parse_fuzz.c $(TOP)/ext4fc/fc_parse.c
+
+fuzz: $(FUZZER)
+	$(Q)$(TOP)/tests/fuzz/run.sh $(SECONDS)
+
 initramfs: $(INITRAMFS)
 
 $(INITRAMFS): $(TOP)/initramfs/build.sh $(TOP)/initramfs/files.list \
@@ -159,7 +175,8 @@ $(INITRAMFS): $(TOP)/initramfs/build.sh $(TOP)/initramfs/files.list \
 run: all
 	$(Q)$(TOP)/tests/demo.sh
 
-check: all
+# The fuzz test needs clang; without it, it says so and is skipped.
+check: all $(if $(shell command -v clang),$(FUZZER))
 	$(Q)$(TOP)/tests/check.sh
 
 # Randomized crash workloads at length (tests/crash/long.sh): seeds
