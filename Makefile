@@ -29,6 +29,8 @@ HELPERS := $(BUILD)/bin/fsop
 HELPERS += $(BUILD)/bin/acegen $(BUILD)/bin/logreplay $(BUILD)/bin/dmctl
 # Benchmark workloads (bench/README.md), static like fsop.
 HELPERS += $(BUILD)/bin/varmail $(BUILD)/bin/fsynclat
+# Corrupted fast-commit areas (tests/corrupt): find, list and mutate them.
+HELPERS += $(BUILD)/bin/fccorrupt
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
 # Host tools: fcdump reads an image's fast-commit area with the parser the
 # kernel uses (ext4fc/fc_parse.c, compiled unchanged).  Static, so the
@@ -134,7 +136,7 @@ $(BUILD)/bin/varmail $(BUILD)/bin/fsynclat: $(BUILD)/bin/%: $(TOP)/tests/src/%.c
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
 	$(Q)gcc -static -O2 -Wall -Wextra -pthread -o $@ $<
 
-$(BUILD)/bin/acegen $(BUILD)/bin/logreplay $(BUILD)/bin/dmctl: $(BUILD)/bin/%: $(TOP)/tests/src/%.c
+$(BUILD)/bin/acegen $(BUILD)/bin/logreplay $(BUILD)/bin/dmctl $(BUILD)/bin/fccorrupt: $(BUILD)/bin/%: $(TOP)/tests/src/%.c
 	$(call need,gcc,gcc)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
