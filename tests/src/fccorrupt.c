@@ -495,16 +495,31 @@ static const char *check_len(const struct image *im, const struct rec *r)
 	int lo = 0, hi = 0;
 
 	switch (r->tag) {
-	case TAG_ADD_RANGE: lo = hi = 16; break;
-	case TAG_DEL_RANGE: lo = hi = 12; break;
+	case TAG_ADD_RANGE:
+		lo = hi = 16;
+		break;
+	case TAG_DEL_RANGE:
+		lo = hi = 12;
+		break;
 	case TAG_CREAT:
 	case TAG_LINK:
-	case TAG_UNLINK: lo = DENTRY_HDR + 1; hi = DENTRY_HDR + NAME_LEN; break;
-	case TAG_INODE: lo = 4 + GOOD_OLD_INODE; break;
-	case TAG_PAD: break;
-	case TAG_TAIL: lo = 8; break;
-	case TAG_HEAD: lo = hi = 8; break;
-	default: return "unknown tag";
+	case TAG_UNLINK:
+		lo = DENTRY_HDR + 1;
+		hi = DENTRY_HDR + NAME_LEN;
+		break;
+	case TAG_INODE:
+		lo = 4 + GOOD_OLD_INODE;
+		break;
+	case TAG_PAD:
+		break;
+	case TAG_TAIL:
+		lo = 8;
+		break;
+	case TAG_HEAD:
+		lo = hi = 8;
+		break;
+	default:
+		return "unknown tag";
 	}
 	(void)im;
 	if (r->len < lo || (hi && r->len > hi))
@@ -1064,9 +1079,16 @@ static int m_range_zero(struct image *im, struct walk *w, struct target *t)
 static int m_name(struct image *im, struct walk *w, struct target *t,
 		  const char *how)
 {
-	int i = pick_rec(w, M_NAMES), nlen, k;
+	int i = pick_rec(w, M_NAMES), nlen, k, tries;
 	uint8_t *p;
 
+	/* "." or "..": a name that leaves room for a PAD, or is that long */
+	for (tries = 0; i >= 0 && !strcmp(how, "dot") && tries < 64; tries++) {
+		nlen = w->recs[i].len - DENTRY_HDR;
+		if (nlen >= 6 || nlen <= 2)
+			break;
+		i = pick_rec(w, M_NAMES);
+	}
 	if (set_target(w, t, i, 1))
 		return -1;
 	p = rec_p(im, w, i);
@@ -1088,7 +1110,7 @@ static int m_name(struct image *im, struct walk *w, struct target *t,
 		snprintf(t->what, sizeof(t->what), "%s name length %d -> %d",
 			 tag_names[w->recs[i].tag], nlen, len - DENTRY_HDR);
 	} else if (!strcmp(how, "dot")) {
-		k = below(2);
+		k = nlen <= 2 ? nlen - 1 : (int)below(2);
 		p[4 + DENTRY_HDR] = '.';
 		if (k)
 			p[4 + DENTRY_HDR + 1] = '.';
