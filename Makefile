@@ -67,6 +67,7 @@ help:
 	@echo "make run            demo: mount ext4fc in QEMU, fsync, power cut, replay"
 	@echo "make check          the test suite in QEMU (fstests-like output)"
 	@echo "make crash-long     randomized crash workloads: SEEDS=N (1000) START=M (1)"
+	@echo "make corrupt-images corrupted fast-commit areas mounted in QEMU: N=images (500) START=M (0)"
 	@echo "make bench          benchmarks, ~12 min: ext4fc vs stock ext4, fc on/off (build/bench)"
 	@echo "make bench-full     the same, longer runs and more repetitions (build/bench-full)"
 	@echo "make fuzz           libFuzzer+ASan on the fc record parser: SECONDS=N (60)"
@@ -188,6 +189,13 @@ START ?= 1
 .PHONY: crash-long
 crash-long: all
 	$(Q)$(TOP)/tests/crash/long.sh $(SEEDS) $(START)
+
+# Corrupted fast-commit areas mounted in the guest (tests/corrupt): N
+# images from START, a QEMU boot per BATCH (100).
+N ?= 500
+.PHONY: corrupt-images
+corrupt-images: all
+	$(Q)$(TOP)/tests/corrupt/campaign.sh $(N) $(START)
 
 # Benchmarks (bench/README.md): one boot, four configurations, results in
 # build/bench/ (table.md, results.csv, plot.png).  BENCH_ARGS: more options

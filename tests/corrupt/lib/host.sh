@@ -28,6 +28,12 @@ corrupt_need() {
 	command -v mkfs.ext4 >/dev/null || _notrun "mkfs.ext4 not installed (e2fsprogs)"
 }
 
+# corrupt_disk I: the guest's name of disk I (0: vda).
+corrupt_disk() {
+	local l=abcdefghijklmnop
+	echo "vd${l:$1:1}"
+}
+
 corrupt_base_names() {
 	local b
 	for b in "${CORRUPT_BASES[@]}"; do
@@ -39,7 +45,7 @@ corrupt_base_names() {
 # and NAME.manifests; remade when the modules, base.guest or this file
 # are newer, or one is missing.
 corrupt_bases() {
-	local b name size opts stale=0 out rc=0 n want args=()
+	local b name size opts stale=0 out rc=0 n want args=() names
 	local stamp=$CORRUPT_BASE/stamp
 	if [[ ! -f "$stamp" ]]; then
 		stale=1
@@ -65,9 +71,10 @@ corrupt_bases() {
 		args+=(-d "$CORRUPT_BASE/$name.img")
 	done
 	out=$CORRUPT_BASE/guest
+	mapfile -t names < <(corrupt_base_names)
 	"$TOP/run-qemu.sh" -q -t 300 -o "$out" "${args[@]}" -f "$TOP/tests/lib/guest.sh" \
 		-f "$CORRUPT_DIR/lib/manifest.sh" "$CORRUPT_DIR/lib/base.guest" \
-		$(corrupt_base_names) || rc=$?
+		"${names[@]}" || rc=$?
 	if ((rc)); then
 		grep -av '^\[ *[0-9]*\.[0-9]*\]' "$out/console.log" | tail -n 20
 		_fail "making the base images failed (status $rc; console: $out/console.log)"
@@ -115,7 +122,7 @@ corrupt_plan() {
 		fi
 		[[ "$line" == mutation=* ]] || _fail "fccorrupt apply -n ${bases[b]} $mut $k: $line"
 		id=$k-$mut-${bases[b]}
-		disk=vd$(printf "\\$(printf '%03o' $((97 + b)))")
+		disk=$(corrupt_disk "$b")
 		echo "$id ${bases[b]} $disk $mut $k" >>"$file"
 		printf '%s\t%s\n' "$id" "$line" >>"$file.expect"
 	done
@@ -136,7 +143,7 @@ corrupt_boot() {
 	"$TOP/run-qemu.sh" "${q[@]}" -t $((90 + 6 * n)) -o "$out" "${args[@]}" \
 		-f "$TOP/tests/lib/guest.sh" -f "$CORRUPT_DIR/lib/manifest.sh" -f "$plan" \
 		"$CORRUPT_DIR/lib/corrupt.guest" "$(basename "$plan")" \
-		"vd$(printf "\\$(printf '%03o' $((97 + ${#CORRUPT_BASES[@]})))")" || rc=$?
+		"$(corrupt_disk ${#CORRUPT_BASES[@]})" || rc=$?
 	rm -f "$out.scratch.img"
 	return $rc
 }
@@ -149,7 +156,7 @@ kv() {
 # corrupt_judge_one ID: one image's verdict line (see the top).
 corrupt_judge_one() {
 	local id=$1 out=$RESULTS/guest d base mut seed exp got_apply res mnt fsck
-	local keep at ncommits want stop sb so scount rep replayed bad msg=() outcome
+	local keep at ncommits want stop sb scount rep replayed bad msg=() outcome
 	d=$out/img/$id
 	read -r _ base _ mut seed < <(grep "^$id " "$RESULTS/plan")
 	exp=$(awk -F'\t' -v i="$id" '$1 == i { print $2 }' "$RESULTS/plan.expect")
@@ -177,7 +184,7 @@ corrupt_judge_one() {
 	stop=$(grep -a 'fast commit scan stops at fc block' "$d/dmesg" | head -n 1 || true)
 	rep=$(grep -a 'fast commit replay: tid [0-9]*: [0-9]* fast commit(s)' "$d/dmesg" | head -n 1 || true)
 	replayed=0
-	[[ -n "$rep" ]] && replayed=$(sed 's/.*fast commit replay: tid [0-9]*: \([0-9]*\) fast commit.*/\1/' <<<"$rep")
+	[[ "$rep" =~ fast\ commit\ replay:\ tid\ [0-9]+:\ ([0-9]+)\ fast ]] && replayed=${BASH_REMATCH[1]}
 	if [[ "$mnt" == refused ]]; then
 		outcome=refused
 		grep -aqE '<[0-3]>.*(EXT4FC-fs|JBD2FC)' "$d/dmesg" ||
@@ -191,8 +198,10 @@ corrupt_judge_one() {
 		if [[ -z "$stop" ]]; then
 			msg+=("no 'fast commit scan stops at fc block' line in the kernel log")
 		else
-			sb=$(sed 's/.*stops at fc block \([0-9]*\) byte \([0-9]*\),.*/\1:\2/' <<<"$stop")
-			scount=$(sed 's/.*; tid [0-9]*: \([0-9]*\) fast commit(s).*/\1/' <<<"$stop")
+			sb=- scount=-
+			[[ "$stop" =~ stops\ at\ fc\ block\ ([0-9]+)\ byte\ ([0-9]+), ]] &&
+				sb=${BASH_REMATCH[1]}:${BASH_REMATCH[2]}
+			[[ "$stop" =~ \;\ tid\ [0-9]+:\ ([0-9]+)\ fast\ commit ]] && scount=${BASH_REMATCH[1]}
 			[[ "$scount" == "$keep" ]] ||
 				msg+=("the scan kept $scount fast commit(s), the oracle $keep: '${stop#*: }'")
 			[[ "$at" == - || "$sb" == "$at" ]] ||
