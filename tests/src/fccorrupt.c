@@ -10,7 +10,7 @@
  * The area.  Ext4 superblock -> the journal inode (s_journal_inum) ->
  * its extent tree -> journal block 0, the jbd2 superblock (big-endian):
  * s_maxlen and s_num_fc_blks (0 means 256).  Fast commits use journal
- * blocks [s_maxlen - nfc + 1, s_maxlen), as jbd2fc/fast_commit.c places
+ * blocks [s_maxlen - nfc + 1, s_maxlen), as jbd2fc/fc_journal.c places
  * them.  Every journal block is mapped through the extent tree to an
  * offset in the image, so a record's absolute byte offset is exact.
  *
