@@ -51,11 +51,12 @@
  * block they map is marked in use, i_blocks is recomputed.  Blocks freed
  * along the way and mapped by nobody stay free.
  *
- * Directories get two fixes the log leaves implicit: a new subdirectory
- * adds a link to its parent (its ".."), a removed one takes it away and
- * is itself deleted.  When the parent's own INODE record was applied in
- * the same fast commit, its logged link count already says so and is left
- * alone.
+ * Directories get three fixes the log leaves implicit.  One that gained
+ * a name is settled too: a block it took for the name was allocated
+ * without quota, so i_blocks never counted it.  A new subdirectory adds a
+ * link to its parent (its ".."), a removed one takes it away and is itself
+ * deleted.  When the parent's own INODE record was applied in the same
+ * fast commit, its logged link count already says so and is left alone.
  *
  * Malformed input never crashes and never writes: the scan refuses it and
  * replay stops short of it.  The replay pass parses with the same checks,
@@ -693,6 +694,16 @@ static void fc_count_subdir(struct fc_walk *w, struct inode *dir, int delta)
 	ext4_mark_inode_dirty(NULL, dir);
 }
 
+/*
+ * A name went into dir, which may have taken a new block.  Replay
+ * allocates without quota, so nothing counted it in i_blocks: settling
+ * must see the directory too.  Returns 1, or -ENOMEM.
+ */
+static int fc_dir_grew(struct fc_walk *w, u32 dir_ino)
+{
+	return fc_touch(w->rs, dir_ino) ? 1 : -ENOMEM;
+}
+
 static int fc_apply_link(struct fc_walk *w, const struct fcp_rec *r)
 {
 	struct fc_dentry d;
@@ -706,6 +717,8 @@ static int fc_apply_link(struct fc_walk *w, const struct fcp_rec *r)
 			 d.ino);
 	else
 		ret = fc_add_name(d.dir, d.inode, &d.name);
+	if (ret > 0)
+		ret = fc_dir_grew(w, d.dir_ino);
 	fc_dentry_put(&d);
 	return ret < 0 ? ret : 0;
 }
@@ -740,6 +753,8 @@ static int fc_apply_create(struct fc_walk *w, const struct fcp_rec *r)
 		ret = fc_add_name(d.dir, d.inode, &d.name);
 	if (ret > 0 && is_dir)
 		fc_count_subdir(w, d.dir, 1);
+	if (ret > 0)
+		ret = fc_dir_grew(w, d.dir_ino);
 	if (ret >= 0) {
 		set_nlink(d.inode, nlink);
 		ret = ext4_mark_inode_dirty(NULL, d.inode);
