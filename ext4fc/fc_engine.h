@@ -22,21 +22,13 @@
 #ifndef __EXT4FC_FC_ENGINE_H__
 #define __EXT4FC_FC_ENGINE_H__
 
-/* Record tags (the "tag" of a TLV). */
-#define EXT4_FC_TAG_ADD_RANGE		0x0001	/* inode got an extent */
-#define EXT4_FC_TAG_DEL_RANGE		0x0002	/* inode lost a logical range */
-#define EXT4_FC_TAG_CREAT		0x0003	/* name created for a new inode */
-#define EXT4_FC_TAG_LINK		0x0004	/* name added for an inode */
-#define EXT4_FC_TAG_UNLINK		0x0005	/* name removed */
-#define EXT4_FC_TAG_INODE		0x0006	/* raw on-disk inode */
-#define EXT4_FC_TAG_PAD			0x0007	/* filler up to block end */
-#define EXT4_FC_TAG_TAIL		0x0008	/* end of one fast commit */
-#define EXT4_FC_TAG_HEAD		0x0009	/* start of the area */
-
 /* HEAD.fc_features bits this engine writes and understands: none yet. */
 #define EXT4_FC_SUPPORTED_FEATURES	0x0
 
-/* Tag and length; fc_len bytes of value follow. */
+/*
+ * Every record: tag and length, then fc_len bytes of value.  Below, each
+ * tag (in tag order) with the layout of its value.
+ */
 struct ext4_fc_tl {
 	__le16 fc_tag;
 	__le16 fc_len;
@@ -44,48 +36,63 @@ struct ext4_fc_tl {
 
 #define EXT4_FC_TAG_BASE_LEN (sizeof(struct ext4_fc_tl))
 
-/* HEAD: the full commit (tid) the fast commits that follow apply after. */
-struct ext4_fc_head {
-	__le32 fc_features;
-	__le32 fc_tid;
-};
-
-/* ADD_RANGE: an extent, in on-disk struct ext4_extent layout. */
+/* 1, ADD_RANGE: the inode got an extent, in on-disk ext4_extent layout. */
+#define EXT4_FC_TAG_ADD_RANGE		0x0001
 struct ext4_fc_add_range {
 	__le32 fc_ino;
 	__u8 fc_ex[12];
 };
 
-/* DEL_RANGE: logical blocks [fc_lblk, fc_lblk + fc_len) are unmapped. */
+/* 2, DEL_RANGE: logical blocks [fc_lblk, fc_lblk + fc_len) are unmapped. */
+#define EXT4_FC_TAG_DEL_RANGE		0x0002
 struct ext4_fc_del_range {
 	__le32 fc_ino;
 	__le32 fc_lblk;
 	__le32 fc_len;
 };
 
-/* CREAT, LINK, UNLINK: the name is the rest of the value, no NUL. */
+/*
+ * 3, CREAT: a name created for a new inode; 4, LINK: a name added for an
+ * inode; 5, UNLINK: a name removed.  The name is the rest of the value,
+ * with no NUL.
+ */
+#define EXT4_FC_TAG_CREAT		0x0003
+#define EXT4_FC_TAG_LINK		0x0004
+#define EXT4_FC_TAG_UNLINK		0x0005
 struct ext4_fc_dentry_info {
 	__le32 fc_parent_ino;
 	__le32 fc_ino;
 	__u8 fc_dname[];
 };
 
-/* INODE: the on-disk inode, as many bytes as the record carries. */
+/* 6, INODE: the raw on-disk inode, as many bytes as the record carries. */
+#define EXT4_FC_TAG_INODE		0x0006
 struct ext4_fc_inode {
 	__le32 fc_ino;
 	__u8 fc_raw_inode[];
 };
 
+/* 7, PAD: filler up to the end of the block; its value is ignored. */
+#define EXT4_FC_TAG_PAD			0x0007
+
 /*
- * TAIL: tid of the running transaction, and crc32c (seed 0) of every byte
- * of this fast commit from the record after the previous tail (pads
- * included) up to and including this tail's tag, length and tid.  fc_len
- * also covers the rest of the block: the next fast commit starts in a new
- * block.
+ * 8, TAIL: the end of one fast commit.  fc_tid is the running
+ * transaction's; fc_crc is the crc32c (seed 0) of every byte of this fast
+ * commit from the record after the previous tail (pads included) up to
+ * and including this tail's tag, length and tid.  fc_len also covers the
+ * rest of the block: the next fast commit starts in a new block.
  */
+#define EXT4_FC_TAG_TAIL		0x0008
 struct ext4_fc_tail {
 	__le32 fc_tid;
 	__le32 fc_crc;
+};
+
+/* 9, HEAD: the full commit (tid) the fast commits that follow apply after. */
+#define EXT4_FC_TAG_HEAD		0x0009
+struct ext4_fc_head {
+	__le32 fc_features;
+	__le32 fc_tid;
 };
 
 /*
