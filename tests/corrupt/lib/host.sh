@@ -224,6 +224,10 @@ corrupt_judge_one() {
 		grep -av 'supports timestamps until 2038' |
 		grep -avE 'EXT4FC-fs mount: [0-9]+ callbacks suppressed' | head -n 2 || true)
 	[[ -z "$bad" ]] || msg+=("kernel said: $(tr '\n' ' ' <<<"$bad")")
+	# a log nobody corrupted must replay to a clean file system
+	if [[ "$fsck" == repairable && ( "$mut" == none || "$mut" == dup-commit ) ]]; then
+		msg+=("e2fsck -fn after replaying an uncorrupted log: not clean ($(grep -v '^e2fsck \|^Pass \|^$' "$d/fsck" | head -n 2 | tr '\n' ' ' || true))")
+	fi
 	case $fsck in
 	clean | repairable) ;;
 	*) msg+=("e2fsck -fn after the mount: $fsck ($(grep -v '^e2fsck \|^Pass \|^$' "$d/fsck" | head -n 2 | tr '\n' ' ' || true))") ;;
