@@ -425,6 +425,7 @@ struct dump {
 	u32 tid;
 	const char *tid_from;	/* "log", "head" or "option" */
 	bool replays;		/* would jbd2 read the area at all */
+	bool no_area;		/* no fast_commit feature anywhere */
 	const char *no_replay;	/* why not */
 	u32 nblocks;		/* blocks of the area */
 	u8 *area;		/* their bytes */
@@ -618,10 +619,14 @@ static void put_header(const struct dump *d)
 	       im->log_commits, im->sequence, d->tid,
 	       !strcmp(d->tid_from, "log") ? "log" :
 	       !strcmp(d->tid_from, "head") ? "area's HEAD" : "command line");
-	printf("fc area: journal blocks %u-%u (%u blocks, s_num_fc_blks %u)%s%s\n",
-	       im->fc_first, im->fc_last - 1, d->nblocks, im->num_fc,
-	       d->replays ? "" : "; replay skips it: ",
-	       d->replays ? "" : d->no_replay);
+	if (d->no_area)
+		printf("fc area: none: %s; journal blocks %u-%u, where one would be, belong to the log and are shown as they are\n",
+		       d->no_replay, im->fc_first, im->fc_last - 1);
+	else
+		printf("fc area: journal blocks %u-%u (%u blocks, s_num_fc_blks %u)%s%s\n",
+		       im->fc_first, im->fc_last - 1, d->nblocks, im->num_fc,
+		       d->replays ? "" : "; replay skips it: ",
+		       d->replays ? "" : d->no_replay);
 	printf("%5s %5s %12s  %-9s %5s  %s\n", "block", "off", "image-off",
 	       "tag", "len", "value");
 }
@@ -818,7 +823,12 @@ int main(int argc, char **argv)
 	read_area(&d);
 
 	d.replays = true;
-	if (!im.start) {
+	if (!(im.compat & EXT4_COMPAT_FAST_COMMIT) &&
+	    !(im.jincompat & JBD2_F_FAST_COMMIT)) {
+		d.replays = false;
+		d.no_area = true;
+		d.no_replay = "no fast_commit feature in the file system or the journal (tune2fs -O fast_commit adds one)";
+	} else if (!im.start) {
 		d.replays = false;
 		d.no_replay = "the journal is clean (s_start 0): jbd2 recovers nothing";
 	} else if (!(im.jincompat & JBD2_F_FAST_COMMIT)) {
