@@ -121,8 +121,11 @@ void jbd2fc_area_load(journal_t *journal)
 	if (!jbd2_has_feature_fast_commit(journal))
 		return;
 	nr = (unsigned int)jbd2_journal_get_num_fc_blks(journal->j_superblock);
-	if (nr > end || end - nr < JBD2_MIN_JOURNAL_BLOCKS)
+	if (nr > end || end - nr < JBD2_MIN_JOURNAL_BLOCKS) {
+		pr_warn("JBD2FC: %s: s_num_fc_blks %lu does not fit a %lu-block journal: no fast-commit area, fast commits are not replayed\n",
+			journal->j_devname, nr, end);
 		nr = 0;
+	}
 	jbd2fc_place_area(journal, end, nr);
 }
 
@@ -141,10 +144,11 @@ int jbd2fc_area_setup(journal_t *journal)
 		return 0;	/* done already, the log is short already */
 
 	nr = (unsigned int)jbd2_journal_get_num_fc_blks(journal->j_superblock);
-	if (nr > end)
-		return -EFSCORRUPTED;
-	if (end - nr < JBD2_MIN_JOURNAL_BLOCKS)
-		return -ENOSPC;
+	if (nr > end || end - nr < JBD2_MIN_JOURNAL_BLOCKS) {
+		pr_err("JBD2FC: %s: %lu fast-commit blocks (s_num_fc_blks) leave less of the %lu-block journal than the %d its log needs: make the journal bigger or the area smaller (mke2fs -J size=MB,fast_commit_size=KB)\n",
+			journal->j_devname, nr, end, JBD2_MIN_JOURNAL_BLOCKS);
+		return nr > end ? -EFSCORRUPTED : -ENOSPC;
+	}
 
 	journal->j_fc_wbuf = kcalloc(nr, sizeof(*journal->j_fc_wbuf),
 				     GFP_KERNEL);

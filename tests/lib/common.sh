@@ -34,10 +34,15 @@ mkimg() {
 # guest GUEST_SCRIPT [run-qemu.sh options...] [-- ARGS]: boot and run a
 # guest script next to tests/lib/guest.sh; returns its status.
 guest() {
-	local script=$1 rc=0
+	local script=$1 rc=0 opts=()
 	shift
+	while (($#)) && [[ "$1" != -- ]]; do
+		opts+=("$1")
+		shift
+	done
+	(($#)) && shift
 	"$TOP/run-qemu.sh" -q -o "$RESULTS/guest" -f "$TOP/tests/lib/guest.sh" \
-		"$@" "$script" || rc=$?
+		"${opts[@]}" "$script" "$@" || rc=$?
 	if [[ -f "$RESULTS/guest/console.log" ]]; then
 		cp "$RESULTS/guest/console.log" "$RESULTS/console.log"
 	fi
