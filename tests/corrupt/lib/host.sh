@@ -217,12 +217,12 @@ corrupt_judge_one() {
 		fi
 	fi
 	# warnings or worse other than the stop line, the 2038 note of
-	# 128-byte inodes, and the global ratelimit of super.c's "mounted
-	# filesystem" line (many mounts a second: "EXT4FC-fs mount: 2
-	# callbacks suppressed")
+	# 128-byte inodes, and the global ratelimit that super.c's "mounted
+	# filesystem" and "unmounting filesystem" lines share (many mounts a
+	# second: "EXT4FC-fs mount: 2 callbacks suppressed", or "unmount")
 	bad=$(grep -a '^<[0-4]>' "$d/dmesg" | grep -av 'fast commit scan stops at fc block' |
 		grep -av 'supports timestamps until 2038' |
-		grep -avE 'EXT4FC-fs mount: [0-9]+ callbacks suppressed' | head -n 2 || true)
+		grep -avE 'EXT4FC-fs (mount|unmount): [0-9]+ callbacks suppressed' | head -n 2 || true)
 	[[ -z "$bad" ]] || msg+=("kernel said: $(tr '\n' ' ' <<<"$bad")")
 	# a log nobody corrupted must replay to a clean file system
 	if [[ "$fsck" == repairable && ( "$mut" == none || "$mut" == dup-commit ) ]]; then
