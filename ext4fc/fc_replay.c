@@ -77,6 +77,7 @@ struct fc_walk {
 	struct ext4_fc_replay_state *rs;
 	enum passtype pass;
 	tid_t tid;		/* the transaction the area must follow */
+	const struct fcp_rec *rec;	/* the record being replayed */
 };
 
 /* Growable arrays of the replay state. */
@@ -301,6 +302,21 @@ static void fc_parse_begin(struct fc_walk *w)
 
 /* Handlers. */
 
+/* A record replay cannot apply: say which, where, and why. */
+static __printf(2, 3) void fc_skip(struct fc_walk *w, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	ext4_msg(w->sb, KERN_WARNING,
+		 "fast commit replay: %s record at fc block %u byte %u skipped: %pV",
+		 fcp_tag_name(w->rec->tag), w->rec->blk, w->rec->off, &vaf);
+	va_end(args);
+}
+
 static struct inode *fc_iget(struct super_block *sb, u32 ino)
 {
 	struct inode *inode = ext4_iget(sb, ino, EXT4_IGET_NORMAL);
@@ -311,20 +327,6 @@ static struct inode *fc_iget(struct super_block *sb, u32 ino)
 		return NULL;
 	}
 	return inode;
-}
-
-static struct inode *fc_iget_dir(struct super_block *sb, u32 ino)
-{
-	struct inode *dir = fc_iget(sb, ino);
-
-	if (dir && !S_ISDIR(dir->i_mode)) {
-		ext4_msg(sb, KERN_WARNING,
-			 "fast commit replay: inode %u is not a directory, name record skipped",
-			 ino);
-		iput(dir);
-		dir = NULL;
-	}
-	return dir;
 }
 
 static bool fc_extent_mapped(struct inode *inode)
@@ -346,9 +348,7 @@ static struct inode *fc_range_inode(struct fc_walk *w, u32 ino)
 		return NULL;
 	if (!fc_extent_mapped(inode)) {
 		if (!ext4_has_inline_data(inode))
-			ext4_msg(w->sb, KERN_WARNING,
-				 "fast commit replay: inode %u has no extent tree, range record skipped",
-				 ino);
+			fc_skip(w, "inode %u has no extent tree", ino);
 		iput(inode);
 		return NULL;
 	}
@@ -623,11 +623,13 @@ struct fc_dentry {
 	struct qstr name;
 	struct inode *inode;
 	struct inode *dir;
+	bool said;		/* fc_dentry_get() logged why it failed */
 };
 
 /*
  * Decode a name record and get both inodes; false when one of them is
- * not there (or the directory is no directory): nothing to do then.
+ * not there (an inode a later record frees: nothing to do) or the
+ * directory is no directory (logged).
  */
 static bool fc_dentry_get(struct fc_walk *w, const struct fcp_rec *r,
 			  struct fc_dentry *d)
@@ -636,12 +638,18 @@ static bool fc_dentry_get(struct fc_walk *w, const struct fcp_rec *r,
 	d->ino = r->v.de.ino;
 	d->name.name = r->v.de.name;
 	d->name.len = r->v.de.nlen;
+	d->said = false;
 	d->inode = fc_iget(w->sb, d->ino);
 	if (!d->inode)
 		return false;
-	d->dir = fc_iget_dir(w->sb, d->dir_ino);
-	if (d->dir)
+	d->dir = fc_iget(w->sb, d->dir_ino);
+	if (d->dir && S_ISDIR(d->dir->i_mode))
 		return true;
+	if (d->dir) {
+		fc_skip(w, "inode %u is not a directory", d->dir_ino);
+		d->said = true;
+		iput(d->dir);
+	}
 	iput(d->inode);
 	return false;
 }
@@ -712,9 +720,7 @@ static int fc_apply_link(struct fc_walk *w, const struct fcp_rec *r)
 	if (!fc_dentry_get(w, r, &d))
 		return 0;
 	if (S_ISDIR(d.inode->i_mode))
-		ext4_msg(w->sb, KERN_WARNING,
-			 "fast commit replay: inode %u is a directory, link record skipped",
-			 d.ino);
+		fc_skip(w, "inode %u is a directory", d.ino);
 	else
 		ret = fc_add_name(d.dir, d.inode, &d.name);
 	if (ret > 0)
@@ -739,9 +745,9 @@ static int fc_apply_create(struct fc_walk *w, const struct fcp_rec *r)
 	if (ret)
 		return ret;
 	if (!fc_dentry_get(w, r, &d)) {
-		ext4_msg(w->sb, KERN_WARNING,
-			 "fast commit replay: created inode %u or its directory unreadable, name record skipped",
-			 ino);
+		if (!d.said)
+			fc_skip(w, "inode %u or its directory %u unreadable",
+				ino, d.dir_ino);
 		return 0;
 	}
 	nlink = d.inode->i_nlink;	/* as logged: linking must not add */
@@ -989,7 +995,9 @@ static int fc_replay_block(struct fc_walk *w, struct fcp_cursor *c)
 		}
 		trace_ext4_fc_replay(w->sb, r.tag, fc_rec_ino(&r), r.blk,
 				     r.off);
+		w->rec = &r;
 		err = fc_apply[r.tag] ? fc_apply[r.tag](w, &r) : 0;
+		w->rec = NULL;
 		if (err) {
 			ext4_msg(w->sb, KERN_ERR,
 				 "fast commit replay: %s record for inode %u at fc block %u byte %u failed: %d",
