@@ -32,7 +32,7 @@
  * and prints one line of key=value pairs:
  *
  *   mutation=M seed=S commits=N commit=C blk=B byte=O tag=T abs=A
- *   keep=K at=B:O|- what=TEXT
+ *   keep=K at=B:O|- stop=B:O skipped=B:O|- what=TEXT
  *
  * N fast commits were valid before, C is the one hit, (B, O) is the
  * target record's fc block and byte, A its byte offset in the image, K
@@ -40,6 +40,14 @@
  * its scan stopped ("-": somewhere, not predicted), "what" the change.
  * A mutation ending in "-recrc" also recomputes the crc of the fast
  * commit it hit, so only the value checks can refuse it.
+ *
+ * Two mutations are aimed past the parser, at replay: link-dir (a LINK
+ * names a directory as its inode) and parent-file (a CREAT or LINK names
+ * a regular file as its directory).  Every record stays well formed and
+ * the crc is recomputed, so the scan keeps everything (keep=N), and
+ * replay must skip that one record and say so: "skipped=B:O" is where,
+ * "-" for all other mutations.  The tree then is not the state after any
+ * step (one name is missing), and e2fsck has link counts to repair.
  *
  * Exit status: 0 done, 1 the image cannot be read or has no area, 2 bad
  * usage, 3 the mutation has no target in this image (nothing written).
@@ -714,6 +722,7 @@ struct target {
 	int blk, byte;		/* target record */
 	int exact;		/* the kernel must stop exactly there */
 	int value;		/* the walk must be told to stop there */
+	int skipped;		/* replay must skip the target record */
 	char what[160];
 };
 
@@ -935,6 +944,119 @@ static int m_ino(struct image *im, struct walk *w, struct target *t,
 		 le32(v + f), ino);
 	put32(v + f, ino);
 	return 0;
+}
+
+/* Replay: records the parser accepts and replay cannot apply. */
+
+#define S_IFMT_		0170000
+#define S_IFDIR_	0040000
+#define S_IFREG_	0100000
+#define I_MODE		0	/* in the raw inode of an INODE record */
+#define I_LINKS		26
+
+/*
+ * Inode numbers the records before record i prove to be of file type
+ * fmt and there when replay reaches i: a regular file from an INODE
+ * record with links in an earlier fast commit and no UNLINK since, a
+ * directory from the parent of a name record up to i (the base images'
+ * directories all outlive the log).
+ */
+static int known_inodes(struct image *im, const struct walk *w, int i,
+			uint32_t fmt, uint32_t *inos, int max)
+{
+	const uint8_t *v;
+	uint32_t ino;
+	int j, k, n = 0, add;
+
+	for (j = 0; j <= i; j++) {
+		v = at(im, w->recs[j].blk, w->recs[j].byte) + 4;
+		add = 1;
+		if (fmt == S_IFREG_ && w->recs[j].tag == TAG_INODE &&
+		    w->recs[j].commit < w->recs[i].commit &&
+		    (le16(v + 4 + I_MODE) & S_IFMT_) == S_IFREG_ &&
+		    le16(v + 4 + I_LINKS)) {
+			ino = le32(v);
+		} else if (fmt == S_IFREG_ && w->recs[j].tag == TAG_UNLINK) {
+			ino = le32(v + 4);
+			add = 0;
+		} else if (fmt == S_IFDIR_ && M_NAMES & M(w->recs[j].tag)) {
+			ino = le32(v);
+		} else {
+			continue;
+		}
+		for (k = 0; k < n && inos[k] != ino; k++)
+			;
+		if (!add && k < n)
+			inos[k] = inos[--n];
+		else if (add && k == n && n < max && ino_ok(im, ino))
+			inos[n++] = ino;
+	}
+	return n;
+}
+
+/* Whether the INODE record of ino before record i says regular file. */
+static int is_file_rec(struct image *im, const struct walk *w, int i,
+		       uint32_t ino)
+{
+	const uint8_t *v;
+	int j;
+
+	for (j = i - 1; j >= 0; j--) {
+		v = at(im, w->recs[j].blk, w->recs[j].byte) + 4;
+		if (w->recs[j].tag == TAG_INODE && le32(v) == ino)
+			return (le16(v + 4 + I_MODE) & S_IFMT_) == S_IFREG_;
+	}
+	return 0;
+}
+
+/* Retarget field f of a name record picked from mask to a known inode. */
+static int m_replay_skip(struct image *im, struct walk *w, struct target *t,
+			 unsigned int mask, int f, uint32_t fmt)
+{
+	uint32_t inos[64], ino, cand[MAX_RECS];
+	int idx[MAX_RECS], n = 0, i, j, k;
+	uint8_t *v;
+
+	/* name records of regular files that have a known inode to use */
+	for (i = 0; i < w->nrecs; i++) {
+		if (!(mask & M(w->recs[i].tag)) || w->recs[i].commit >= w->commits)
+			continue;
+		v = rec_p(im, w, i) + 4;
+		if (!is_file_rec(im, w, i, le32(v + 4)))
+			continue;
+		k = known_inodes(im, w, i, fmt, inos, ARRAY_SIZE(inos));
+		for (j = 0; j < k; j++)
+			if (inos[j] != le32(v + f))
+				break;
+		if (j < k) {
+			cand[n] = inos[j];
+			idx[n++] = i;
+		}
+	}
+	if (!n)
+		return -1;
+	k = below(n);
+	i = idx[k];
+	ino = cand[k];
+	set_target(w, t, i, 0);
+	t->skipped = 1;
+	v = rec_p(im, w, i) + 4;
+	snprintf(t->what, sizeof(t->what), "%s %s %u -> %u (a %s)",
+		 tag_names[w->recs[i].tag], f ? "ino" : "parent ino",
+		 le32(v + f), ino, fmt == S_IFDIR_ ? "directory" : "regular file");
+	put32(v + f, ino);
+	return 0;
+}
+
+static int m_link_dir(struct image *im, struct walk *w, struct target *t)
+{
+	return m_replay_skip(im, w, t, M(TAG_LINK), 4, S_IFDIR_);
+}
+
+static int m_parent_file(struct image *im, struct walk *w, struct target *t)
+{
+	return m_replay_skip(im, w, t, M(TAG_CREAT) | M(TAG_LINK), 0,
+			     S_IFREG_);
 }
 
 static int m_ino_zero(struct image *im, struct walk *w, struct target *t)
@@ -1314,7 +1436,7 @@ static int m_dup_commit(struct image *im, struct walk *w, struct target *t)
 struct mutation {
 	const char *name;
 	mut_fn fn;
-	int recrc;		/* a -recrc variant makes sense */
+	int recrc;		/* 1: a -recrc variant makes sense; 2: always */
 };
 
 static const struct mutation mutations[] = {
@@ -1350,6 +1472,8 @@ static const struct mutation mutations[] = {
 	{ "inode-mode", m_inode_mode, 1 },
 	{ "inode-extra-isize", m_inode_extra, 1 },
 	{ "inode-long", m_inode_long, 1 },
+	{ "link-dir", m_link_dir, 2 },
+	{ "parent-file", m_parent_file, 2 },
 };
 
 static int cmd_mutations(void)
@@ -1358,7 +1482,7 @@ static int cmd_mutations(void)
 
 	for (i = 0; i < ARRAY_SIZE(mutations); i++) {
 		printf("%s\n", mutations[i].name);
-		if (mutations[i].recrc)
+		if (mutations[i].recrc == 1)
 			printf("%s-recrc\n", mutations[i].name);
 	}
 	return 0;
@@ -1373,13 +1497,13 @@ static int cmd_apply(const char *path, const char *name, uint64_t seed,
 	struct image im;
 	size_t i, n;
 	int do_recrc = 0, c, keep;
-	char at_s[32];
+	char at_s[32], skip_s[32];
 
 	for (i = 0; i < ARRAY_SIZE(mutations); i++) {
 		n = strlen(mutations[i].name);
 		if (!strcmp(name, mutations[i].name)) {
 			m = &mutations[i];
-		} else if (mutations[i].recrc && !strncmp(name, mutations[i].name, n) &&
+		} else if (mutations[i].recrc == 1 && !strncmp(name, mutations[i].name, n) &&
 			   !strcmp(name + n, "-recrc")) {
 			m = &mutations[i];
 			do_recrc = 1;
@@ -1390,6 +1514,8 @@ static int cmd_apply(const char *path, const char *name, uint64_t seed,
 	if (!m)
 		die(2, "unknown mutation '%s' ('%s mutations' lists them)",
 		    name, prog);
+	if (m->recrc == 2)
+		do_recrc = 1;
 	img_open(&im, path, !dry);
 	do_walk(&im, &w, 0, 1, -1, -1);
 	if (!w.commits) {
@@ -1423,14 +1549,18 @@ static int cmd_apply(const char *path, const char *name, uint64_t seed,
 		snprintf(at_s, sizeof(at_s), "%d:%d", t.blk, t.byte);
 	else
 		snprintf(at_s, sizeof(at_s), "-");
+	if (t.skipped)
+		snprintf(skip_s, sizeof(skip_s), "%d:%d", t.blk, t.byte);
+	else
+		snprintf(skip_s, sizeof(skip_s), "-");
 	for (i = 0; t.what[i]; i++)
 		if (t.what[i] == ' ')
 			t.what[i] = '_';
-	printf("mutation=%s seed=%" PRIu64 " commits=%d commit=%d blk=%d byte=%d tag=%d abs=%" PRIu64 " keep=%d at=%s stop=%d:%d what=%s\n",
+	printf("mutation=%s seed=%" PRIu64 " commits=%d commit=%d blk=%d byte=%d tag=%d abs=%" PRIu64 " keep=%d at=%s stop=%d:%d skipped=%s what=%s\n",
 	       name, seed, w.commits, c, t.blk, t.byte,
 	       t.rec >= 0 ? w.recs[t.rec].tag : -1,
 	       t.blk >= 0 && t.blk < im.nblk ? im.blk_off[t.blk] + t.byte : 0,
-	       keep, at_s, after.stop_blk, after.stop_byte, t.what);
+	       keep, at_s, after.stop_blk, after.stop_byte, skip_s, t.what);
 	if (!dry)
 		img_write_back(&im);
 	return 0;
