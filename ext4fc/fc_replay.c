@@ -623,35 +623,32 @@ struct fc_dentry {
 	struct qstr name;
 	struct inode *inode;
 	struct inode *dir;
-	bool said;		/* fc_dentry_get() logged why it failed */
 };
 
 /*
- * Decode a name record and get both inodes; false when one of them is
- * not there (an inode a later record frees: nothing to do) or the
- * directory is no directory (logged).
+ * Decode a name record and get both inodes: 0, -ENOENT when one of them
+ * is not there (an inode a later record frees: nothing to do), -ENOTDIR
+ * when the directory is no directory (logged).
  */
-static bool fc_dentry_get(struct fc_walk *w, const struct fcp_rec *r,
-			  struct fc_dentry *d)
+static int fc_dentry_get(struct fc_walk *w, const struct fcp_rec *r,
+			 struct fc_dentry *d)
 {
 	d->dir_ino = r->v.de.dir;
 	d->ino = r->v.de.ino;
 	d->name.name = r->v.de.name;
 	d->name.len = r->v.de.nlen;
-	d->said = false;
 	d->inode = fc_iget(w->sb, d->ino);
 	if (!d->inode)
-		return false;
+		return -ENOENT;
 	d->dir = fc_iget(w->sb, d->dir_ino);
 	if (d->dir && S_ISDIR(d->dir->i_mode))
-		return true;
-	if (d->dir) {
-		fc_skip(w, "inode %u is not a directory", d->dir_ino);
-		d->said = true;
-		iput(d->dir);
-	}
+		return 0;
 	iput(d->inode);
-	return false;
+	if (!d->dir)
+		return -ENOENT;
+	fc_skip(w, "inode %u is not a directory", d->dir_ino);
+	iput(d->dir);
+	return -ENOTDIR;
 }
 
 static void fc_dentry_put(struct fc_dentry *d)
@@ -717,7 +714,7 @@ static int fc_apply_link(struct fc_walk *w, const struct fcp_rec *r)
 	struct fc_dentry d;
 	int ret = 0;
 
-	if (!fc_dentry_get(w, r, &d))
+	if (fc_dentry_get(w, r, &d))
 		return 0;
 	if (S_ISDIR(d.inode->i_mode))
 		fc_skip(w, "inode %u is a directory", d.ino);
@@ -744,12 +741,12 @@ static int fc_apply_create(struct fc_walk *w, const struct fcp_rec *r)
 	ret = ext4_mark_inode_used(w->sb, ino);
 	if (ret)
 		return ret;
-	if (!fc_dentry_get(w, r, &d)) {
-		if (!d.said)
-			fc_skip(w, "inode %u or its directory %u unreadable",
-				ino, d.dir_ino);
+	ret = fc_dentry_get(w, r, &d);
+	if (ret == -ENOENT)
+		fc_skip(w, "inode %u or its directory %u unreadable", ino,
+			d.dir_ino);
+	if (ret)
 		return 0;
-	}
 	nlink = d.inode->i_nlink;	/* as logged: linking must not add */
 	is_dir = S_ISDIR(d.inode->i_mode);
 	/* an inline directory came with its entries in the INODE record */
@@ -774,7 +771,7 @@ static int fc_apply_unlink(struct fc_walk *w, const struct fcp_rec *r)
 	struct fc_dentry d;
 	int ret;
 
-	if (!fc_dentry_get(w, r, &d))
+	if (fc_dentry_get(w, r, &d))
 		return 0;
 	ret = __ext4_unlink(d.dir, &d.name, d.inode, NULL);
 	if (S_ISDIR(d.inode->i_mode) && (!ret || ret == -ENOENT)) {
