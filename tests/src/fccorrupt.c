@@ -80,6 +80,9 @@ static const char *const tag_names[TAG_MAX] = {
 #define DENTRY_HDR	8	/* parent ino, ino */
 #define EXT_MAX_BLOCKS	0xffffffffULL
 #define GOOD_OLD_INODE	128
+#define FMT_DIR		0x4000	/* file types of i_mode */
+#define FMT_REG		0x8000
+#define I_LINKS		26	/* i_links_count in the raw inode */
 #define MAX_RECS	65536
 #define MAX_COMMITS	4096
 
@@ -107,6 +110,12 @@ static uint16_t le16(const uint8_t *p)
 static uint32_t le32(const uint8_t *p)
 {
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The file type of an INODE record's value: ino, then the raw inode. */
+static uint16_t inode_fmt(const uint8_t *v)
+{
+	return le16(v + 4) & 0xf000;
 }
 
 static uint32_t be32(const uint8_t *p)
@@ -482,8 +491,8 @@ static const char *check_value(struct image *im, const struct rec *r,
 			return "inode number out of range";
 		if (r->len - 4 > (int)im->inode_size)
 			return "longer than an on-disk inode";
-		mode = le16(v + 4) & 0xf000;
-		if (mode != 0x8000 && mode != 0x4000 && mode != 0xa000 &&
+		mode = inode_fmt(v);
+		if (mode != FMT_REG && mode != FMT_DIR && mode != 0xa000 &&
 		    mode != 0x2000 && mode != 0x6000 && mode != 0x1000 &&
 		    mode != 0xc000)
 			return "bad file type";
@@ -948,86 +957,103 @@ static int m_ino(struct image *im, struct walk *w, struct target *t,
 
 /* Replay: records the parser accepts and replay cannot apply. */
 
-#define S_IFMT_		0170000
-#define S_IFDIR_	0040000
-#define S_IFREG_	0100000
-#define I_MODE		0	/* in the raw inode of an INODE record */
-#define I_LINKS		26
+/* Add ino to the set inos[0..n) (at most max), or take it out. */
+static void ino_set(uint32_t *inos, int *n, int max, uint32_t ino, int add)
+{
+	int k;
+
+	for (k = 0; k < *n && inos[k] != ino; k++)
+		;
+	if (!add && k < *n)
+		inos[k] = inos[--*n];
+	else if (add && k == *n && *n < max)
+		inos[(*n)++] = ino;
+}
+
+typedef int (*known_fn)(struct image *im, const struct walk *w, int i,
+			uint32_t *inos, int max);
 
 /*
- * Inode numbers the records before record i prove to be of file type
- * fmt and there when replay reaches i: a regular file from an INODE
- * record with links in an earlier fast commit and no UNLINK since, a
- * directory from the parent of a name record up to i (the base images'
- * directories all outlive the log).
+ * Directories there when replay reaches record i: the parents of the
+ * name records up to i (the base images' directories all outlive the
+ * log).
  */
-static int known_inodes(struct image *im, const struct walk *w, int i,
-			uint32_t fmt, uint32_t *inos, int max)
+static int known_dirs(struct image *im, const struct walk *w, int i,
+		      uint32_t *inos, int max)
 {
-	const uint8_t *v;
+	int j, n = 0;
 	uint32_t ino;
-	int j, k, n = 0, add;
 
 	for (j = 0; j <= i; j++) {
-		v = at(im, w->recs[j].blk, w->recs[j].byte) + 4;
-		add = 1;
-		if (fmt == S_IFREG_ && w->recs[j].tag == TAG_INODE &&
-		    w->recs[j].commit < w->recs[i].commit &&
-		    (le16(v + 4 + I_MODE) & S_IFMT_) == S_IFREG_ &&
-		    le16(v + 4 + I_LINKS)) {
-			ino = le32(v);
-		} else if (fmt == S_IFREG_ && w->recs[j].tag == TAG_UNLINK) {
-			ino = le32(v + 4);
-			add = 0;
-		} else if (fmt == S_IFDIR_ && M_NAMES & M(w->recs[j].tag)) {
-			ino = le32(v);
-		} else {
+		if (!(M_NAMES & M(w->recs[j].tag)))
 			continue;
-		}
-		for (k = 0; k < n && inos[k] != ino; k++)
-			;
-		if (!add && k < n)
-			inos[k] = inos[--n];
-		else if (add && k == n && n < max && ino_ok(im, ino))
-			inos[n++] = ino;
+		ino = le32(rec_p(im, w, j) + 4);
+		if (ino_ok(im, ino))
+			ino_set(inos, &n, max, ino, 1);
 	}
 	return n;
 }
 
-/* Whether the INODE record of ino before record i says regular file. */
-static int is_file_rec(struct image *im, const struct walk *w, int i,
-		       uint32_t ino)
+/*
+ * Regular files there when replay reaches record i: an INODE record with
+ * links in an earlier fast commit, and no UNLINK of the inode since.
+ */
+static int known_files(struct image *im, const struct walk *w, int i,
+		       uint32_t *inos, int max)
+{
+	const uint8_t *v;
+	int j, n = 0;
+
+	for (j = 0; j < i; j++) {
+		v = rec_p(im, w, j) + 4;
+		if (w->recs[j].tag == TAG_UNLINK)
+			ino_set(inos, &n, max, le32(v + 4), 0);
+		else if (w->recs[j].tag == TAG_INODE &&
+			 w->recs[j].commit < w->recs[i].commit &&
+			 inode_fmt(v) == FMT_REG && le16(v + 4 + I_LINKS))
+			ino_set(inos, &n, max, le32(v), 1);
+	}
+	return n;
+}
+
+/* Whether the last INODE record of ino before record i is a regular file. */
+static int is_file_before(struct image *im, const struct walk *w, int i,
+			  uint32_t ino)
 {
 	const uint8_t *v;
 	int j;
 
 	for (j = i - 1; j >= 0; j--) {
-		v = at(im, w->recs[j].blk, w->recs[j].byte) + 4;
+		v = rec_p(im, w, j) + 4;
 		if (w->recs[j].tag == TAG_INODE && le32(v) == ino)
-			return (le16(v + 4 + I_MODE) & S_IFMT_) == S_IFREG_;
+			return inode_fmt(v) == FMT_REG;
 	}
 	return 0;
 }
 
-/* Retarget field f of a name record picked from mask to a known inode. */
+/*
+ * Point field f (0: parent, 4: inode) of a name record of a regular file,
+ * picked from mask, at another inode that known() says is there.
+ */
 static int m_replay_skip(struct image *im, struct walk *w, struct target *t,
-			 unsigned int mask, int f, uint32_t fmt)
+			 unsigned int mask, int f, known_fn known,
+			 const char *kind)
 {
-	uint32_t inos[64], ino, cand[MAX_RECS];
-	int idx[MAX_RECS], n = 0, i, j, k;
+	static uint32_t cand[MAX_RECS];
+	static int idx[MAX_RECS];
+	uint32_t inos[64], ino;
+	int n = 0, i, j, k;
 	uint8_t *v;
 
-	/* name records of regular files that have a known inode to use */
 	for (i = 0; i < w->nrecs; i++) {
 		if (!(mask & M(w->recs[i].tag)) || w->recs[i].commit >= w->commits)
 			continue;
 		v = rec_p(im, w, i) + 4;
-		if (!is_file_rec(im, w, i, le32(v + 4)))
+		if (!is_file_before(im, w, i, le32(v + 4)))
 			continue;
-		k = known_inodes(im, w, i, fmt, inos, ARRAY_SIZE(inos));
-		for (j = 0; j < k; j++)
-			if (inos[j] != le32(v + f))
-				break;
+		k = known(im, w, i, inos, ARRAY_SIZE(inos));
+		for (j = 0; j < k && inos[j] == le32(v + f); j++)
+			;
 		if (j < k) {
 			cand[n] = inos[j];
 			idx[n++] = i;
@@ -1043,20 +1069,21 @@ static int m_replay_skip(struct image *im, struct walk *w, struct target *t,
 	v = rec_p(im, w, i) + 4;
 	snprintf(t->what, sizeof(t->what), "%s %s %u -> %u (a %s)",
 		 tag_names[w->recs[i].tag], f ? "ino" : "parent ino",
-		 le32(v + f), ino, fmt == S_IFDIR_ ? "directory" : "regular file");
+		 le32(v + f), ino, kind);
 	put32(v + f, ino);
 	return 0;
 }
 
 static int m_link_dir(struct image *im, struct walk *w, struct target *t)
 {
-	return m_replay_skip(im, w, t, M(TAG_LINK), 4, S_IFDIR_);
+	return m_replay_skip(im, w, t, M(TAG_LINK), 4, known_dirs,
+			     "directory");
 }
 
 static int m_parent_file(struct image *im, struct walk *w, struct target *t)
 {
 	return m_replay_skip(im, w, t, M(TAG_CREAT) | M(TAG_LINK), 0,
-			     S_IFREG_);
+			     known_files, "regular file");
 }
 
 static int m_ino_zero(struct image *im, struct walk *w, struct target *t)
