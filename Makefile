@@ -14,13 +14,13 @@ SRC := $(BUILD)/src
 JOBS ?= $(shell nproc)
 Q ?= @
 
-export KVER BUILD TARBALL
-
 # What 'make deps' installs (Debian 12).  Targets that miss one say which.
 PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
 	gcc make libc6-dev kmod xz-utils git qemu-system-x86 busybox-static \
 	e2fsprogs cpio dmsetup shellcheck \
-	fsmark dbench gnuplot-nox clang python3
+	fsmark dbench gnuplot-nox clang python3 \
+	autoconf automake libtool uuid-dev xfslibs-dev libattr1-dev \
+	libacl1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev
 
 MODULES := $(BUILD)/jbd2fc.ko $(BUILD)/ext4fc.ko
 HELPERS := $(BUILD)/bin/fsop
@@ -50,9 +50,23 @@ PREP_INPUTS := $(TARBALL) $(TOP)/scripts/prepare-src.sh \
 KSOURCES := $(shell test -d $(SRC) && find $(SRC)/fs $(SRC)/include \
 	\( -name '*.[ch]' ! -name '*.mod.c' -o -name Makefile \) 2>/dev/null)
 
-# Rebuild when KVER changes.
+# fstests (xfstests): where from (scripts/fstests-src.sh; empty: the pinned
+# tarball in ../shared/third_party, else upstream's git at 63a29724), and
+# where it is unpacked and configured.  fsstress and replay-log are built
+# static from it for the busybox guest (the crash and stress tests pass
+# them in with run-qemu.sh -f).
+FSTESTS_SRC ?=
+FSTESTS := $(BUILD)/fstests
+FSTESTS_STATIC := $(BUILD)/fstests-static
+STRESS_BINS := $(FSTESTS_STATIC)/fsstress $(FSTESTS_STATIC)/replay-log
+
+export KVER BUILD TARBALL FSTESTS_SRC
+
+# Rebuild when KVER (or FSTESTS_SRC) changes.
 $(shell mkdir -p $(BUILD) && { [ "$$(cat $(BUILD)/kver 2>/dev/null)" = "$(KVER)" ] || \
 	echo "$(KVER)" >$(BUILD)/kver; })
+$(shell { [ "$$(cat $(BUILD)/fstests-src 2>/dev/null)" = "$(FSTESTS_SRC)" ] && \
+	[ -f $(BUILD)/fstests-src ]; } || echo "$(FSTESTS_SRC)" >$(BUILD)/fstests-src)
 
 need = @command -v $(1) >/dev/null 2>&1 || { \
 	echo "$(2) is not installed ($(1) not found): run 'make deps' (or apt-get install $(2))" >&2; exit 1; }
@@ -142,6 +156,33 @@ $(BUILD)/bin/acegen $(BUILD)/bin/logreplay $(BUILD)/bin/dmctl $(BUILD)/bin/fccor
 	$(Q)mkdir -p $(dir $@)
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
 	$(Q)gcc -static -O2 -Wall -Wextra -o $@ $<
+
+# fstests, unpacked and configured once (a new FSTESTS_SRC: again).
+$(FSTESTS)/.ext4fc-configured: $(TOP)/scripts/fstests-src.sh $(BUILD)/fstests-src
+	$(Q)$(TOP)/scripts/fstests-src.sh
+	$(Q)touch $@
+
+# fsstress and replay-log, static, with the flags fstests' own Makefiles
+# give them; their warnings are fstests' business.
+.PHONY: stress-helpers
+stress-helpers: $(STRESS_BINS)
+
+$(FSTESTS_STATIC)/fsstress: $(FSTESTS)/.ext4fc-configured
+	$(call need,gcc,gcc)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)test -e /usr/lib/x86_64-linux-gnu/liburing.a -a -e /usr/lib/x86_64-linux-gnu/libaio.a || \
+		{ echo "static liburing/libaio missing: install liburing-dev libaio-dev (or run 'make deps')" >&2; exit 1; }
+	$(Q)gcc -static -O2 -w -std=gnu11 -funsigned-char -fno-strict-aliasing \
+		-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DXFS -DAIO -DURING -DFALLOCATE \
+		-DHAVE_COPY_FILE_RANGE -I$(FSTESTS)/include -I$(FSTESTS)/src \
+		-o $@ $(FSTESTS)/ltp/fsstress.c -laio -luring -lpthread -lm
+
+$(FSTESTS_STATIC)/replay-log: $(FSTESTS)/.ext4fc-configured
+	$(call need,gcc,gcc)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)gcc -static -O2 -w -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+		-I$(FSTESTS)/include -I$(FSTESTS)/src -o $@ \
+		$(FSTESTS)/src/log-writes/replay-log.c $(FSTESTS)/src/log-writes/log-writes.c
 
 tools: $(TOOLS)
 
