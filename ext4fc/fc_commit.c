@@ -77,8 +77,8 @@
  *      block: the rest of a block that can't hold the next record is a
  *      PAD; the tail fills its block, so the next fast commit starts on a
  *      new one.  Only the block holding the tail is written with
- *      preflush+FUA: it orders all the earlier blocks and makes the commit
- *      durable at once.
+ *      preflush+FUA, after the commit's earlier blocks have completed: its
+ *      flush makes them durable, its FUA the tail itself.
  *   5. Wait for the fc buffers, jbd2_fc_end_commit(); the cleanup callback
  *      empties MAIN and promotes STAGING.
  *
@@ -600,18 +600,25 @@ static int fc_log_head(struct fc_writer *w)
 /*
  * TAIL: its length runs to the end of the block, so nothing else goes in
  * that block; the crc covers everything up to and including the tid.
+ * Its block goes out with preflush+FUA once the commit's earlier blocks
+ * are written: a flush covers only completed writes, and a commit torn
+ * after fsync returned would fail its crc and take the whole commit.
  */
 static int fc_log_tail(struct fc_writer *w)
 {
 	int bsize = w->journal->j_blocksize;
 	__le32 tid = cpu_to_le32(w->tid);
 	__le32 crc;
-	int rest;
+	int rest, err;
 	u8 *pos;
 
 	pos = fc_reserve(w, EXT4_FC_TAG_BASE_LEN + sizeof(struct ext4_fc_tail));
 	if (IS_ERR(pos))
 		return PTR_ERR(pos);
+	/* the tail's flush must find the commit's other blocks written */
+	err = jbd2_fc_wait_sent(w->journal, w->blocks - 1);
+	if (err)
+		return err;
 	rest = bsize - w->sbi->s_fc_bytes % bsize;
 	fc_put_tl(w, &pos, EXT4_FC_TAG_TAIL,
 		  sizeof(struct ext4_fc_tail) + rest);
