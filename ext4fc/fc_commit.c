@@ -29,10 +29,15 @@
  *     name operations.
  *
  *   New entries go to the FC_Q_MAIN generation, unless a commit (fast or
- *   full) is running: then they go to FC_Q_STAGING, and the cleanup after
- *   that commit splices STAGING behind MAIN.  So a commit only ever walks
- *   entries that existed when it started, and what changes meanwhile is
- *   kept for the next one.
+ *   full) owns the journal: then they go to FC_Q_STAGING, and the cleanup
+ *   after that commit splices STAGING behind MAIN.  The journal is owned a
+ *   little longer than updates are locked (from the claim until handles
+ *   drain, and from the cleanup until the hand-over), so a fast commit
+ *   splices STAGING behind MAIN once more when it freezes the queues, with
+ *   no handle running: every change completed before the freeze is in
+ *   that commit.  An fsync that waited for a fast commit relies on it
+ *   (ext4_fc_commit()).  A commit walks only what it froze; what changes
+ *   after the freeze is kept for the next one.
  *
  * Locking
  *
@@ -63,8 +68,8 @@
  *
  *   1. jbd2_fc_begin_commit(): wait out a running commit; if it covered
  *      our transaction we are done ("skipped").
- *   2. Freeze the MAIN queues: every queued inode, and every inode a
- *      queued create names, gets EXT4_STATE_FC_COMMITTING.
+ *   2. Freeze the queues (STAGING joins MAIN): every queued inode, and
+ *      every inode a queued create names, gets EXT4_STATE_FC_COMMITTING.
  *   3. Write and wait for their data (ordered mode: the blocks the new
  *      extents point at must be on disk before the records that point at
  *      them).
@@ -134,6 +139,15 @@ static struct list_head *fc_generation(struct ext4_sb_info *sbi,
 			     JBD2_FAST_COMMIT_ONGOING;
 
 	return &q[(sbi->s_journal->j_flags & busy) ? FC_Q_STAGING : FC_Q_MAIN];
+}
+
+/* STAGING goes behind MAIN, in order; s_fc_lock held. */
+static void fc_promote_staging(struct ext4_sb_info *sbi)
+{
+	list_splice_tail_init(&sbi->s_fc_q[FC_Q_STAGING],
+			      &sbi->s_fc_q[FC_Q_MAIN]);
+	list_splice_tail_init(&sbi->s_fc_dentry_q[FC_Q_STAGING],
+			      &sbi->s_fc_dentry_q[FC_Q_MAIN]);
 }
 
 static void fc_forget_range(struct ext4_inode_info *ei)
@@ -758,9 +772,14 @@ static int fc_log_ranges(struct fc_writer *w, struct inode *inode)
 }
 
 /*
- * Freeze what this commit covers: every inode of the MAIN queue and every
- * inode a queued create names is marked committing (the latter are moved
- * to MAIN if they are not there, so the cleanup releases them).
+ * Freeze what this commit covers.  No handle runs now (updates are
+ * locked), so everything queued is complete: STAGING joins MAIN (what
+ * handles queued while the journal was being claimed, or after the last
+ * commit's cleanup and before its hand-over, belongs in this commit: the
+ * fsync that waited for that commit counts on this one).  Then every
+ * inode of MAIN and every inode a queued create names is marked
+ * committing (the latter are moved to MAIN if they are not there, so
+ * the cleanup releases them).
  */
 static void fc_freeze(struct ext4_sb_info *sbi)
 {
@@ -769,12 +788,12 @@ static void fc_freeze(struct ext4_sb_info *sbi)
 	struct ext4fc_dentry *fd;
 
 	spin_lock(&sbi->s_fc_lock);
+	fc_promote_staging(sbi);
 	list_for_each_entry(fd, &sbi->s_fc_dentry_q[FC_Q_MAIN], fd_queue) {
 		if (list_empty(&fd->fd_inode))
 			continue;
 		ei = list_first_entry(&fd->fd_inode, struct ext4_inode_info,
 				      i_fc_dilist);
-		/* (it may sit in STAGING if it was queued as a commit ended) */
 		list_move_tail(&ei->i_fc_list, inodes);
 	}
 	list_for_each_entry(ei, inodes, i_fc_list)
@@ -1018,10 +1037,7 @@ static void fc_cleanup(journal_t *journal, int full, tid_t tid)
 	list_splice_init(&sbi->s_fc_dentry_q[FC_Q_MAIN], &names);
 	list_for_each_entry(fd, &names, fd_queue)
 		list_del_init(&fd->fd_inode);
-	list_splice_tail_init(&sbi->s_fc_q[FC_Q_STAGING],
-			      &sbi->s_fc_q[FC_Q_MAIN]);
-	list_splice_tail_init(&sbi->s_fc_dentry_q[FC_Q_STAGING],
-			      &sbi->s_fc_dentry_q[FC_Q_MAIN]);
+	fc_promote_staging(sbi);
 	if (full)
 		sbi->s_fc_bytes = 0;
 	if (tid_geq(tid, sbi->s_fc_ineligible_tid)) {
