@@ -456,6 +456,14 @@ void ext4_fc_track_range(handle_t *handle, struct inode *inode,
 		return;
 	}
 
+	if (inode->i_ino >= EXT4_FIRST_INO(inode->i_sb) &&
+	    !ext4_test_inode_flag(inode, EXT4_INODE_EXTENTS)) {
+		/* ranges replay into extent trees only */
+		ext4_fc_mark_ineligible(inode->i_sb, EXT4_FC_REASON_NO_EXTENTS,
+					handle);
+		return;
+	}
+
 	mutex_lock(&ei->i_fc_lock);
 	fc_enter_tid(ei, handle->h_transaction->t_tid);
 	if (inode->i_ino < EXT4_FIRST_INO(inode->i_sb)) {
@@ -1097,6 +1105,7 @@ static const struct {
 	{ EXT4_FC_REASON_FALLOC_RANGE, "Falloc range op" },
 	{ EXT4_FC_REASON_INODE_JOURNAL_DATA, "Data journalling" },
 	{ EXT4_FC_REASON_ENCRYPTED_FILENAME, "Encrypted filename" },
+	{ EXT4_FC_REASON_NO_EXTENTS, "Block-mapped file" },
 };
 
 /*
