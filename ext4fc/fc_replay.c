@@ -71,8 +71,12 @@
  * Malformed input never crashes and never writes: the scan refuses it and
  * replay stops short of it.  The replay pass parses with the same checks,
  * so a block that changed between the passes is refused there as well.
- * Errors while applying a valid record (no memory, I/O) fail recovery and
- * thereby the mount; the journal is left to be recovered again.
+ * A valid record that can't be applied is one of two kinds.  No memory
+ * or an I/O error fail recovery and thereby the mount; the journal is
+ * left to be recovered again.  Any other error would come back at every
+ * mount: replay stops at that record, settles what came before it, marks
+ * the file system with errors (e2fsck will check it) and the mount goes
+ * on (fc_replay_failed()).
  */
 
 #include "ext4.h"
@@ -1107,6 +1111,35 @@ static int fc_replay_begin(struct fc_walk *w)
 	return JBD2_FC_REPLAY_CONTINUE;
 }
 
+/*
+ * A valid record could not be applied.  Out of memory or an I/O error may
+ * not happen next time: fail the mount and keep the journal, so that the
+ * next mount replays it all.  Anything else (no space, a state the
+ * record can't be laid over) would fail every mount of the file system
+ * forever: stop here instead, keep what the records before it did, and
+ * mark the file system with errors, so that e2fsck checks it.
+ */
+static int fc_replay_failed(struct fc_walk *w, const struct fcp_rec *r,
+			    int err)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(w->sb);
+
+	if (err == -ENOMEM || err == -EIO) {
+		ext4_msg(w->sb, KERN_ERR,
+			 "fast commit replay: %s record for inode %u at fc block %u byte %u failed: %d; the journal is kept for the next mount",
+			 fcp_tag_name(r->tag), fc_rec_ino(r), r->blk, r->off,
+			 err);
+		w->rs->rs_stopped = true;
+		return err;
+	}
+	ext4_msg(w->sb, KERN_ERR,
+		 "fast commit replay: %s record for inode %u at fc block %u byte %u cannot be applied (%d): replay stops there, the file system is marked with errors: run e2fsck",
+		 fcp_tag_name(r->tag), fc_rec_ino(r), r->blk, r->off, err);
+	sbi->s_mount_state |= EXT4_ERROR_FS;
+	sbi->s_es->s_state |= cpu_to_le16(EXT4_ERROR_FS);
+	return fc_replay_end(w);
+}
+
 static int fc_replay_block(struct fc_walk *w, struct fcp_cursor *c)
 {
 	struct ext4_fc_replay_state *rs = w->rs;
@@ -1136,14 +1169,8 @@ static int fc_replay_block(struct fc_walk *w, struct fcp_cursor *c)
 		w->rec = &r;
 		err = fc_apply[r.tag] ? fc_apply[r.tag](w, &r) : 0;
 		w->rec = NULL;
-		if (err) {
-			ext4_msg(w->sb, KERN_ERR,
-				 "fast commit replay: %s record for inode %u at fc block %u byte %u failed: %d",
-				 fcp_tag_name(r.tag), fc_rec_ino(&r), r.blk,
-				 r.off, err);
-			rs->rs_stopped = true;
-			return err;
-		}
+		if (err)
+			return fc_replay_failed(w, &r, err);
 		rs->rs_tags_done++;
 	}
 }
