@@ -112,9 +112,13 @@ crash_workload() {
 # crash_known ID MESSAGE: the reason, when tests/crash/known-failures
 # lists this failure (lines: ID-GLOB <tab> MESSAGE-GLOB <tab> reason
 # [<tab> STEP-REGEX: a step after the setup's sync must match it]).
+# Upstream's failures are known in the cells stock ext4 replays; a cell
+# replayed by ext4fc (ID ending .ext4fc) is where we claim the fixes, and
+# its failures are never "known".
 crash_known() {
 	local idg msgg why step
 	[[ -f "$CRASH_KNOWN" ]] || return 1
+	[[ "$1" == *.ext4fc ]] && return 1
 	while IFS=$'\t' read -r idg msgg why step; do
 		[[ -z "$idg" || "$idg" == \#* ]] && continue
 		# shellcheck disable=SC2053 # globs on purpose
@@ -129,10 +133,30 @@ crash_known() {
 	return 1
 }
 
+# crash_known_lint: a known-failures line whose ID-GLOB matches a cell
+# replayed by ext4fc would hide a regression there (crash_known ignores
+# it): say which, once per run.
+crash_known_lint() {
+	local idg msgg why step n=0 id
+	[[ -f "$CRASH_KNOWN" ]] || return 0
+	while IFS=$'\t' read -r idg msgg why step; do
+		n=$((n + 1))
+		[[ -z "$idg" || "$idg" == \#* ]] && continue
+		for id in mkdir.shutdown.ext4fc.ext4fc mkdir.shutdown.ext4.ext4fc seed1.flakey.ext4fc.ext4fc; do
+			# shellcheck disable=SC2053 # globs on purpose
+			if [[ "$id" == $idg ]]; then
+				echo "WARNING: $CRASH_KNOWN line $n: ID-GLOB '$idg' matches cells replayed by ext4fc ($id), where upstream's failures are fixed: ignored there; restrict it (e.g. '*.ext4')"
+				break
+			fi
+		done
+	done <"$CRASH_KNOWN"
+}
+
 # crash_run PLAN: run it; verdicts in $RESULTS/verdicts.
 crash_run() {
 	local plan=$1 out=$RESULTS/guest rc=0 plan2 id method writer replayer verdict msg why
 	rm -rf "$out" "$out.data.img" "$out"2 "$out"2.data.img
+	crash_known_lint
 	crash_boot "$out" "$plan" || rc=$?
 	cp "$out/console.log" "$RESULTS/console.log" 2>/dev/null || true
 	case $rc in
@@ -163,6 +187,7 @@ crash_run() {
 		cp -r "$out"2/cases/. "$out/cases/" 2>/dev/null || true
 	fi
 	: >"$RESULTS/verdicts"
+	: >"$RESULTS/e2fsck-outcomes"
 	while IFS=$'\t' read -r id method writer replayer verdict msg; do
 		if [[ "$verdict" == pending ]]; then
 			crash_e2fsck_verdict "$out" "$id" "$method" "$writer"
