@@ -28,6 +28,7 @@
 #include <dirent.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/xattr.h>
 #include <linux/falloc.h>
@@ -638,12 +639,28 @@ static int print_entries(const char *path)
 	return 0;
 }
 
+/* FNV-1a 64 of a symlink's target; -1 on error. */
+static int hash_link(const char *path, uint64_t *hash)
+{
+	char *buf = (char *)get_buf();
+	ssize_t n, i;
+
+	n = readlink(path, buf, BUF_SIZE);
+	if (n < 0)
+		return -1;
+	*hash = FNV64_OFFSET;
+	for (i = 0; i < n; i++)
+		*hash = (*hash ^ (unsigned char)buf[i]) * FNV64_PRIME;
+	return 0;
+}
+
 /*
  * One manifest line for @path: "PATH missing", or
  * "PATH f ino= size= mode= nlink= uid= gid= mtime= ctime= data= xattr=" for
  * a regular file, "PATH d ino= mode= nlink= uid= gid= entries= xattr=" for a
- * directory, "PATH o ino= mode=" for anything else.  No atime: reading
- * changes it.
+ * directory, "PATH l ..." for a symlink (the fields of a file, data the
+ * hash of its target), "PATH o ..." for anything else (data=rdev:MAJ:MIN).
+ * No atime: reading changes it.
  */
 static int state_one(const char *path)
 {
@@ -676,10 +693,24 @@ static int state_one(const char *path)
 		       (unsigned long)st.st_nlink, st.st_uid, st.st_gid);
 		if (print_entries(path))
 			return fail("state", path);
+	} else if (S_ISLNK(st.st_mode)) {
+		if (hash_link(path, &hash))
+			return fail("state", path);
+		printf("%s l ino=%llu size=%lld mode=%o nlink=%lu uid=%u gid=%u mtime=%lld.%09ld ctime=%lld.%09ld data=%016" PRIx64,
+		       path, (unsigned long long)st.st_ino,
+		       (long long)st.st_size, st.st_mode,
+		       (unsigned long)st.st_nlink, st.st_uid, st.st_gid,
+		       (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+		       (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec, hash);
 	} else {
-		printf("%s o ino=%llu mode=%o\n", path,
-		       (unsigned long long)st.st_ino, st.st_mode);
-		return 0;
+		/* a device node, fifo or socket: its data is its device number */
+		printf("%s o ino=%llu size=%lld mode=%o nlink=%lu uid=%u gid=%u mtime=%lld.%09ld ctime=%lld.%09ld data=rdev:%u:%u",
+		       path, (unsigned long long)st.st_ino,
+		       (long long)st.st_size, st.st_mode,
+		       (unsigned long)st.st_nlink, st.st_uid, st.st_gid,
+		       (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+		       (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
+		       major(st.st_rdev), minor(st.st_rdev));
 	}
 	if (print_xattrs(path))
 		return fail("state", path);
@@ -694,6 +725,123 @@ static int cmd_state(char **argv)
 	for (; *argv; argv++)
 		ret |= state_one(*argv);
 	return ret;
+}
+
+static int cmd_symlink(char **argv)
+{
+	if (symlink(argv[0], argv[1])) {
+		fprintf(stderr, "%s: symlink %s %s: %s\n",
+			prog, argv[0], argv[1], strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_mknod(char **argv)
+{
+	uint64_t maj = 0, min = 0;
+	mode_t type;
+	int ret;
+
+	if (!strcmp(argv[1], "fifo"))
+		type = S_IFIFO;
+	else if (!strcmp(argv[1], "chr"))
+		type = S_IFCHR;
+	else if (!strcmp(argv[1], "blk"))
+		type = S_IFBLK;
+	else
+		return bad_usage("mknod: unknown type '%s' (fifo, chr or blk)",
+				 argv[1]);
+	if (type != S_IFIFO) {
+		if (!argv[2] || !argv[3])
+			return bad_usage("mknod: %s needs MAJOR MINOR", argv[1]);
+		ret = get_size("major", argv[2], &maj) ?:
+		      get_size("minor", argv[3], &min);
+		if (ret)
+			return ret;
+	}
+	if (mknod(argv[0], type | 0644, makedev(maj, min)))
+		return fail("mknod", argv[0]);
+	return 0;
+}
+
+/*
+ * tmpfile DIR NAME LEN SEED [fsync]: an O_TMPFILE file in DIR, LEN bytes of
+ * the pwrite pattern of SEED written to it (fsync'd while it has no name,
+ * if asked), then given NAME with linkat(AT_EMPTY_PATH).
+ */
+static int cmd_tmpfile(char **argv)
+{
+	unsigned char *buf = get_buf();
+	uint64_t len, seed, off = 0;
+	int fd, ret;
+
+	ret = get_size("length", argv[2], &len) ?:
+	      get_size("seed", argv[3], &seed);
+	if (ret)
+		return ret;
+	if (argv[4] && strcmp(argv[4], "fsync"))
+		return bad_usage("tmpfile: unknown flag '%s' (fsync)", argv[4]);
+	fd = open(argv[0], O_TMPFILE | O_RDWR, 0644);
+	if (fd < 0)
+		return fail("tmpfile: open O_TMPFILE in", argv[0]);
+	while (off < len) {
+		size_t n = len - off < BUF_SIZE ? len - off : BUF_SIZE;
+		ssize_t done;
+
+		pattern_fill(buf, n, off, seed);
+		done = pwrite(fd, buf, n, off);
+		if (done <= 0) {
+			if (!done)
+				errno = EIO;
+			return fail("tmpfile: pwrite in", argv[0]);
+		}
+		off += done;
+	}
+	if (argv[4] && fsync(fd))
+		return fail("tmpfile: fsync (no name yet) in", argv[0]);
+	if (linkat(fd, "", AT_FDCWD, argv[1], AT_EMPTY_PATH))
+		return fail("tmpfile: linkat to", argv[1]);
+	return close_fd("tmpfile", argv[1], fd);
+}
+
+/*
+ * fill FILE: allocate (fallocate, size growing) until the file system has
+ * no block left: chunks of 1 MiB, then halving down to one block; after a
+ * syncfs (delayed allocation's reservations go back to the free count
+ * once written) again, until a round gains nothing.  Prints the bytes
+ * allocated.
+ */
+static int cmd_fill(char **argv)
+{
+	uint64_t size, chunk, total = 0, round;
+	struct stat st;
+	int fd;
+
+	fd = open(argv[0], O_WRONLY | O_CREAT, 0644);
+	if (fd < 0)
+		return fail("fill", argv[0]);
+	if (fstat(fd, &st))
+		return fail("fill", argv[0]);
+	size = st.st_size;
+	do {
+		if (syncfs(fd))
+			return fail("fill: syncfs", argv[0]);
+		round = 0;
+		for (chunk = 1 << 20; chunk >= (uint64_t)st.st_blksize;) {
+			if (!fallocate(fd, 0, size, chunk)) {
+				size += chunk;
+				round += chunk;
+				continue;
+			}
+			if (errno != ENOSPC)
+				return fail("fill: fallocate", argv[0]);
+			chunk /= 2;
+		}
+		total += round;
+	} while (round);
+	printf("%" PRIu64 "\n", total);
+	return close_fd("fill", argv[0], fd);
 }
 
 static int cmd_setxattr(char **argv)
@@ -855,8 +1003,17 @@ static const struct command {
 	{ "utimes", 3, 3, "FILE ATIME MTIME",
 	  "utimensat(2); times S.NSEC, now or omit", cmd_utimes },
 	{ "chown", 3, 3, "FILE UID GID", "lchown(2)", cmd_chown },
+	{ "symlink", 2, 2, "TARGET NAME", "symlink(2)", cmd_symlink },
+	{ "mknod", 2, 4, "NAME fifo|chr|blk [MAJOR MINOR]",
+	  "mknod(2), mode 0644", cmd_mknod },
+	{ "tmpfile", 4, 5, "DIR NAME LEN SEED [fsync]",
+	  "O_TMPFILE in DIR, LEN bytes of SEED's pattern (fsync'd nameless if asked), then linkat(2) to NAME",
+	  cmd_tmpfile },
+	{ "fill", 1, 1, "FILE",
+	  "fallocate FILE larger until the file system is full (ENOSPC at one block); prints the bytes",
+	  cmd_fill },
 	{ "state", 1, 4096, "PATH...",
-	  "one manifest line per PATH: type, ino, size, mode, nlink, uid, gid, mtime, ctime, data hash, xattrs (dirs: entries); or PATH missing",
+	  "one manifest line per PATH: type (f d l o), ino, size, mode, nlink, uid, gid, mtime, ctime, data hash (symlink: of its target; device: rdev), xattrs (dirs: entries); or PATH missing",
 	  cmd_state },
 	{ "setxattr", 2, 3, "FILE NAME [VALUE]",
 	  "setxattr(2) NAME (e.g. user.x) to VALUE (default empty)",
