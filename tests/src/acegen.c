@@ -17,6 +17,19 @@
  *   fsync B                    followed by a persistence point
  *   ...
  *
+ * "acegen -t SEED" prints a concurrent workload instead: two to four
+ * threads, each with a tree of its own (t1/, t2/, ...) made in the
+ * setup, then two to six operations each, most followed by an fsync or
+ * fdatasync, and in some threads a burst of small files each written and
+ * fsync'd ("many"), all run at once after the setup's sync:
+ *
+ *   mkdir t1 ... sync
+ *   thread 1                   thread 1's steps
+ *   write t1/A/foo 0 4096 7
+ *   fsync t1/A/foo
+ *   thread 2 ...
+ *   join
+ *
  * The same seed gives the same workload on every machine: the generator
  * uses its own PRNG (xorshift64*, seeded through splitmix64), no libc
  * random numbers, and a model of the tree (names, inode sizes, xattrs,
@@ -32,7 +45,8 @@
 #include <string.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define MAX_LINES	64
+#define MAX_LINES	256
+#define MAX_THREADS	4
 #define NO_INODE	(-1)
 
 static uint64_t rng_state;
@@ -701,7 +715,8 @@ static void persist(void)
 		emit("%s %s", chance(70) ? "fsync" : "fdatasync", target);
 }
 
-static void setup(void)
+/* The tree every workload starts from (then "sync"). */
+static void setup_tree(void)
 {
 	size_t i;
 
@@ -726,31 +741,155 @@ static void setup(void)
 		add_dentry(file_names[i], new_inode(0));
 		inode_of(file_names[i])->size = len;
 	}
-	emit("sync");
+}
+
+/* How many of a step's first words are paths. */
+static int path_words(const char *verb)
+{
+	static const char * const two[] = { "link", "rename", "xchg" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(two); i++)
+		if (!strcmp(verb, two[i]))
+			return 2;
+	return 1;
+}
+
+/* A step with a thread's directory in front of its paths. */
+#define WIDE	(sizeof(lines[0]) + 8)
+
+/*
+ * Put thread @t's directory in front of every path of lines[0..nr_lines)
+ * ("." is the directory itself), into @dst.
+ */
+static void prefix_paths(int t, char (*dst)[WIDE])
+{
+	char copy[sizeof(lines[0])], *save, *w, *out;
+	int i, n, np;
+	size_t len;
+
+	for (i = 0; i < nr_lines; i++) {
+		memcpy(copy, lines[i], sizeof(copy));
+		out = dst[i];
+		len = 0;
+		np = 1;
+		for (n = 0, w = strtok_r(copy, " ", &save); w;
+		     w = strtok_r(NULL, " ", &save), n++) {
+			const char *sep = n ? " " : "";
+
+			if (n == 0)
+				np = path_words(w);
+			if (n >= 1 && n <= np && !strcmp(w, "."))
+				len += snprintf(out + len, WIDE - len, "%st%d",
+						sep, t);
+			else if (n >= 1 && n <= np)
+				len += snprintf(out + len, WIDE - len,
+						"%st%d/%s", sep, t, w);
+			else
+				len += snprintf(out + len, WIDE - len, "%s%s",
+						sep, w);
+			if (len >= WIDE) {
+				fprintf(stderr, "acegen: step too long: %s\n",
+					lines[i]);
+				exit(1);
+			}
+		}
+	}
+}
+
+static char setup_lines[MAX_LINES][WIDE];
+static int setup_nr;
+static char thread_lines[MAX_THREADS][MAX_LINES][WIDE];
+static int thread_nr[MAX_THREADS];
+
+/*
+ * A concurrent workload: per thread a tree of its own and its operations,
+ * generated with the model of that tree; the setups go to setup_lines,
+ * each thread's operations to thread_lines.  Returns the thread count.
+ */
+static int threads(void)
+{
+	int nthreads = 2 + below(3), t, i, nops, many_at;
+
+	for (t = 1; t <= nthreads; t++) {
+		for (i = 0; i < NR_PATHS; i++)
+			dentries[i].ino = NO_INODE;
+		memset(inodes, 0, sizeof(inodes));
+		nr_lines = 0;
+		emit("mkdir .");
+		setup_tree();
+		/* a burst of create+write+fsync: fsyncs racing the others' */
+		many_at = -1;
+		nops = 2 + below(5);
+		if (chance(40)) {
+			emit("mkdir M");
+			many_at = below(nops);
+		}
+		if (setup_nr + nr_lines > MAX_LINES) {
+			fprintf(stderr, "acegen: too many lines\n");
+			exit(1);
+		}
+		prefix_paths(t, setup_lines + setup_nr);
+		setup_nr += nr_lines;
+		nr_lines = 0;
+		for (i = 0; i < nops; i++) {
+			if (i == many_at)
+				emit("many M %u", 2 + below(5));
+			one_op();
+			if (i == nops - 1 || chance(60))
+				persist();
+		}
+		prefix_paths(t, thread_lines[t - 1]);
+		thread_nr[t - 1] = nr_lines;
+	}
+	return nthreads;
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t seed, x;
-	int nops, i;
+	int nops, i, t, nthreads, threaded = 0;
+	const char *arg;
 	char *end;
 
-	if (argc != 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		printf("usage: acegen SEED\nprints the crash workload of SEED (tests/crash/lib/crash.sh runs it)\n");
+	if (argc == 3 && !strcmp(argv[1], "-t"))
+		threaded = 1;
+	if (argc != 2 + threaded || !strcmp(argv[argc - 1], "--help") ||
+	    !strcmp(argv[argc - 1], "-h")) {
+		printf("usage: acegen [-t] SEED\nprints the crash workload of SEED (tests/crash/lib/crash.sh runs it);\n-t: a concurrent one (2-4 threads, each in its own tree)\n");
 		return argc == 2 ? 0 : 2;
 	}
-	seed = strtoull(argv[1], &end, 10);
-	if (*end || end == argv[1]) {
-		fprintf(stderr, "acegen: bad seed '%s'\n", argv[1]);
+	arg = argv[argc - 1];
+	seed = strtoull(arg, &end, 10);
+	if (*end || end == arg) {
+		fprintf(stderr, "acegen: bad seed '%s'\n", arg);
 		return 2;
 	}
-	x = seed;
+	/* a threaded workload draws from a stream of its own */
+	x = threaded ? seed ^ 0x7468726561647321ULL : seed;
 	rng_state = splitmix64(&x) | 1;
 	for (i = 0; i < NR_PATHS; i++)
 		dentries[i].ino = NO_INODE;
 	bs = chance(25) ? 1024 : 4096;
+	if (threaded) {
+		nthreads = threads();
+		printf("# seed %" PRIu64 " (threads): %d threads, block size %u\n",
+		       seed, nthreads, bs);
+		printf("bs %u\n", bs);
+		for (i = 0; i < setup_nr; i++)
+			printf("%s\n", setup_lines[i]);
+		printf("sync\n");
+		for (t = 0; t < nthreads; t++) {
+			printf("thread %d\n", t + 1);
+			for (i = 0; i < thread_nr[t]; i++)
+				printf("%s\n", thread_lines[t][i]);
+		}
+		printf("join\n");
+		return 0;
+	}
 	nops = 1 + below(3);
-	setup();
+	setup_tree();
+	emit("sync");
 	for (i = 0; i < nops; i++) {
 		one_op();
 		if (i == nops - 1 || chance(35))
