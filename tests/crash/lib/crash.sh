@@ -6,12 +6,23 @@
 # from a seed, tests/crash/lib/opcases has the hand-written ones):
 #
 #   bs N                      mkfs block size (first line, optional)
+#   fcsize KIB                mkfs fast_commit_size (default 1024)
+#   mkfs OPTS...              more mke2fs options (e.g. -O ^extent)
+#   mount OPTS                more mount options, every mount of the case
+#                             (e.g. commit=600: no periodic full commit)
+#   methods M...              the power cuts the case is for (host side:
+#                             tests/crash/lib/host.sh crash_opcases)
 #   mkdir D | rmdir D | creat F | unlink F | link A B | rename A B | xchg A B
 #   write F OFF LEN SEED      pwrite the fsop pattern of SEED
 #   swrite F OFF LEN SEED sync|dsync    the same through O_SYNC / O_DSYNC
 #   trunc F SIZE | falloc F MODE OFF LEN (fsop fallocate modes)
 #   chmod P MODE | chown P UID GID | utimes P ATIME MTIME
 #   setx F NAME VALUE | rmx F NAME | jflag F +j|-j
+#   symlink TARGET NAME | mknod NAME fifo|chr|blk [MAJ MIN]
+#   tmpfile DIR NAME LEN SEED [fsync]   O_TMPFILE, written (fsync'd while
+#                             nameless), then linkat(2) to NAME
+#   fill F                    fallocate F until the file system is full
+#   resv N                    the writer's reserved_clusters (sysfs)
 #   fsync P | fdatasync F     persistence points
 #   also P                    P (a directory: its names) is durable with
 #                             the last point too: ext4 commits every queued
@@ -20,7 +31,25 @@
 #   sync                      end of the setup: syncfs (a full commit)
 #   fc WHAT [REASON]          fc_info outcome expected (checked before the
 #                             power cut): eligible, ineligible REASON,
-#                             reason REASON, first
+#                             reason REASON, first, none, overflow (fast
+#                             commits, and failed ones that fell back to
+#                             a full commit: the area was full)
+#   fcarea full               at the power cut the last valid fast commit
+#                             ends in the area's last block (fcdump of the
+#                             crashed image; not a full area: the case
+#                             fails, it no longer tests what it says)
+#   replay-error              the replay must stop at a record it cannot
+#                             apply: the mount succeeds, the kernel says
+#                             "cannot be applied ... run e2fsck" (nothing
+#                             else), the state after the next to last
+#                             point is there, and e2fsck -fy repairs the
+#                             file system (e2fsck -fn clean after it)
+#   thread N                  the steps up to the next "thread" or "join"
+#   join                      are thread N's (after the setup only): the
+#                             threads run at once, each with its own
+#                             points (1, 2, ...), manifest (manifest.tN)
+#                             and dm-log-writes marks (tNpK); threads
+#                             must work in their own subtrees
 #
 # Paths are relative to the mount point.  Everything before "sync" is
 # setup; from there on every persistence point K (1, 2, ...) is recorded
@@ -48,6 +77,10 @@
 # does not make a name durable (the data of the inode it names, if
 # there, must match).  A path changed after
 # its last point is not checked: POSIX gives it no single answer.
+#
+# With threads, the check after a cut takes each thread's last point
+# (for dm-log-writes: the last of its marks in the log replayed) and
+# checks each thread's manifest against it.
 #
 # Results: one line per case in $OUT/results (tab separated: id, method,
 # writer, replayer, verdict, message) and, for a failed case, its files in
@@ -129,24 +162,31 @@ cr_fcinfo() {
 }
 
 # cr_mkfs DEV BS: a fresh file system on DEV (which reads as zeroes): a
-# copy of the one made per block size at the first use (mkfs.ext4 costs
-# ~0.3 s under TCG, the copy a tenth of it; all cases share the UUID).
+# copy of the one made per block size (and fcsize, mkfs options) at the
+# first use (mkfs.ext4 costs ~0.3 s under TCG, the copy a tenth of it;
+# all cases share the UUID).
 cr_mkfs() {
-	_tpl=/tmp/cr_mkfs.$2
+	_fcs=${cr_fcsize:-1024}
+	_tpl=/tmp/cr_mkfs.$2.$_fcs$(printf '%s' "$cr_mkfs_opts" | tr -c 'A-Za-z0-9' '_')
 	if [ ! -f "$_tpl" ]; then
 		truncate -s $((CR_REGION_SECTORS * 512)) "$_tpl.new" || return 1
 		# a 4 MiB journal and 1 MiB of fast-commit area (mke2fs would
 		# give a file system this small 1/64 of the journal: 16 blocks)
-		mkfs.ext4 -q -F -b "$2" -O fast_commit -J size=4,fast_commit_size=1024 \
-			-E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "$_tpl.new" >/dev/null 2>"$cr_dir/mkfs.err" ||
+		# shellcheck disable=SC2086 # the case's mkfs options
+		mkfs.ext4 -q -F -b "$2" -O fast_commit -J size=4,fast_commit_size="$_fcs" $cr_mkfs_opts \
+			-E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "$_tpl.new" >"$cr_dir/mkfs.err" 2>&1 ||
 			return 1
 		mv "$_tpl.new" "$_tpl"
 	fi
+	cr_log "mkfs: a copy of $_tpl (-b $2, fast_commit_size=$_fcs${cr_mkfs_opts:+, $cr_mkfs_opts})"
 	fsop sparse-copy "$_tpl" "$1" 2>"$cr_dir/mkfs.err"
 }
 
+# cr_mount TYPE DEV: noatime, the plan's (mountopt) and the case's
+# (mount) options.
 cr_mount() {
-	mount -t "$1" -o noatime "$2" "$CR_MNT" 2>>"$cr_dir/log"
+	mount -t "$1" -o "noatime${CR_MOUNT_OPTS:+,$CR_MOUNT_OPTS}${cr_mount_opts:+,$cr_mount_opts}" \
+		"$2" "$CR_MNT" 2>>"$cr_dir/log"
 }
 
 cr_umount() {
@@ -171,7 +211,7 @@ cr_track() {
 cr_pre() {
 	[ -n "$cr_tracked" ] || return 0
 	# shellcheck disable=SC2086 # a list of paths
-	fsop state $cr_tracked | sed "s/^/pre $1 /" >>"$cr_dir/manifest"
+	fsop state $cr_tracked | sed "s/^/pre $1 /" >>"$cr_manifest"
 }
 
 # cr_point_record KIND PATH: one more record at the last point.
@@ -198,25 +238,26 @@ cr_rec() {
 		_ino=${_st#* ino=}
 		grep -qx "${_ino%% *}" "$cr_dir/base_inos" && _kind=$_kind-old
 	fi
-	echo "rec $cr_k $_kind $_st" >>"$cr_dir/manifest"
+	echo "rec $cr_k $_kind $_st" >>"$cr_manifest"
 }
 
 # cr_point KIND PATH: persistence point done: record "pre" (everything
-# tracked) and "rec" (PATH) with one fsop, mark the log.
+# tracked) and "rec" (PATH) with one fsop, mark the log (pK, or tNpK in
+# thread N).
 cr_point() {
 	cr_track "$2"
 	# shellcheck disable=SC2086 # a list of paths
-	fsop state $cr_tracked >/tmp/cr_state || return 1
+	fsop state $cr_tracked >"/tmp/cr_state$cr_thr" || return 1
 	_st=
 	while IFS= read -r _l; do
 		echo "pre $cr_k $_l"
 		case $_l in
 		"$2 "*) _st=$_l ;;
 		esac
-	done </tmp/cr_state >>"$cr_dir/manifest"
+	done <"/tmp/cr_state$cr_thr" >>"$cr_manifest"
 	cr_rec "$1" "$_st"
 	if [ -n "$cr_markdev" ]; then
-		dmctl message "$cr_markdev" mark "p$cr_k" || return 1
+		dmctl message "$cr_markdev" mark "${cr_thr:+t$cr_thr}p$cr_k" || return 1
 	fi
 	return 0
 }
@@ -229,8 +270,16 @@ cr_step() {
 	_verb=$1
 	shift
 	case $_verb in
-	\#* | bs | fc | =) return 0 ;;
+	\#* | bs | fc | = | fcsize | mkfs | mount | methods | fcarea | replay-error) return 0 ;;
+	thread | join)
+		echo "'$_verb' outside a threaded part (after the setup's sync only)"
+		return 2
+		;;
 	sync)
+		if [ -n "$cr_thr" ]; then
+			echo "sync in thread $cr_thr: a thread has no full commit of its own"
+			return 2
+		fi
 		fsop syncfs . || return 1
 		# the inodes made durable by this full commit (fdatasync below)
 		find . -xdev -exec fsop state {} + | tr ' ' '\n' | sed -n 's/^ino=//p' >"$cr_dir/base_inos"
@@ -296,6 +345,14 @@ cr_step() {
 	setx) fsop setxattr "$1" "$2" "$3" ;;
 	rmx) fsop removexattr "$1" "$2" ;;
 	jflag) fsop setflags "$1" "$2" ;;
+	symlink) fsop symlink "$1" "$2" ;;
+	mknod) fsop mknod "$@" ;;
+	tmpfile) fsop tmpfile "$@" ;;
+	fill) echo "fill $1: $(fsop fill "$1") bytes" ;;
+	resv)
+		echo "$1" >"/sys/fs/$cr_fs_writer/$cr_dev_name/reserved_clusters" ||
+			{ echo "cannot set /sys/fs/$cr_fs_writer/$cr_dev_name/reserved_clusters to $1"; return 1; }
+		;;
 	*)
 		echo "unknown step '$_verb'"
 		return 2
@@ -306,8 +363,12 @@ cr_step() {
 # cr_workload FILE: run FILE's steps in $CR_MNT, writing the manifest.
 cr_workload() {
 	cr_k=0
+	cr_kfinal=0
 	cr_tracked=
-	: >"$cr_dir/manifest"
+	cr_thr=
+	cr_threads=
+	cr_manifest=$cr_dir/manifest
+	: >"$cr_manifest"
 	# the baseline: at the mount, or (usually) after the setup's sync
 	cr_fcinfo >"$cr_dir/fc_info.before"
 	cd "$CR_MNT" || return 1
@@ -332,7 +393,9 @@ cr_setup_batch() {
 	awk '
 	$1 == "sync" { found = 1; exit }
 	$1 == "bs" || $1 ~ /^#/ || $1 == "=" || NF == 0 { next }
+	$1 == "fcsize" || $1 == "mkfs" || $1 == "mount" || $1 == "methods" || $1 == "fcarea" || $1 == "replay-error" { next }
 	$1 == "mkdir" || $1 == "creat" || $1 == "link" || $1 == "chmod" || $1 == "chown" { print; next }
+	$1 == "symlink" || $1 == "mknod" || $1 == "tmpfile" || $1 == "fill" { print; next }
 	$1 == "write" { $1 = "pwrite"; print; next }
 	$1 == "setx" { $1 = "setxattr"; print; next }
 	$1 == "jflag" { $1 = "setflags"; print; next }
@@ -344,8 +407,9 @@ cr_setup_batch() {
 
 # --- checking --------------------------------------------------------------
 
-# cr_compare K AFTER: the diff lines (none: pass) between the manifest's
-# expectations after point K and AFTER (fsop state of the same paths).
+# cr_compare K AFTER MANIFEST: the diff lines (none: pass) between the
+# manifest's expectations after point K and AFTER (fsop state of the same
+# paths).
 cr_compare() {
 	awk -v k="$1" -v fields_fsync="type ino size mode nlink uid gid mtime ctime data xattr" \
 		-v fields_fdatasync="type ino size data" \
@@ -425,15 +489,16 @@ cr_compare() {
 			printf "\n"
 		}
 		printf "# checked %d path(s), %d changed after their point (not checked), %d new name(s) of old inodes not durable under fdatasync (allowed), %d differ\n", nchecked, nstable, nname, bad >"/dev/stderr"
-	}' "$cr_dir/manifest" "$2"
+	}' "$3" "$2"
 }
 
-# cr_ranges K: for the paths whose last record up to point K is an O_SYNC
-# or O_DSYNC write, add to their "after" line whether the range holds what
-# was written ("range=OFF:LEN:SEED", as recorded) or not ("range=bad").
+# cr_ranges K MANIFEST: for the paths whose last record up to point K is
+# an O_SYNC or O_DSYNC write, add to their "after" line whether the range
+# holds what was written ("range=OFF:LEN:SEED", as recorded) or not
+# ("range=bad").
 cr_ranges() {
 	awk -v k="$1" '$1 == "rec" && $2 <= k { r[$4] = ""; if (match($0, / range=[^ ]*/)) r[$4] = substr($0, RSTART + 7, RLENGTH - 7) }
-		END { for (p in r) if (r[p] != "") print p, r[p] }' "$cr_dir/manifest" >/tmp/cr_ranges
+		END { for (p in r) if (r[p] != "") print p, r[p] }' "$2" >/tmp/cr_ranges
 	[ -s /tmp/cr_ranges ] || return 0
 	while read -r _p _r; do
 		_o=${_r%%:*}
@@ -451,17 +516,21 @@ cr_ranges() {
 }
 
 # cr_check K WHAT: check the mounted file system against the manifest
-# after point K; on a difference set cr_why and return 1.
+# after point K (with threads, K is "K1,K2,...": each thread's last point,
+# in the order of cr_threads); on a difference set cr_why and return 1.
 cr_check() {
-	_paths=$(awk -v k="$1" '$1 == "rec" && $2 <= k { print $4 }' "$cr_dir/manifest" | sort -u | tr '\n' ' ')
-	: >"$cr_dir/after"
-	if [ -n "$_paths" ]; then
-		# shellcheck disable=SC2086 # a list of paths
-		(cd "$CR_MNT" && fsop state $_paths) >"$cr_dir/after" 2>>"$cr_dir/log"
-		cr_ranges "$1"
+	: >"$cr_dir/diff.now"
+	: >"$cr_dir/checked.now"
+	if [ -z "$cr_threads" ]; then
+		cr_check_one "$cr_dir/manifest" "$1" ""
+	else
+		_ks=$1,
+		for _t in $cr_threads; do
+			cr_check_one "$cr_dir/manifest.t$_t" "${_ks%%,*}" "thread $_t: "
+			_ks=${_ks#*,}
+		done
 	fi
-	cr_compare "$1" "$cr_dir/after" >"$cr_dir/diff.now" 2>"$cr_dir/checked.now"
-	cr_log "$2: $(cat "$cr_dir/checked.now")"
+	cr_log "$2: $(tr '\n' ' ' <"$cr_dir/checked.now")"
 	if [ -s "$cr_dir/diff.now" ]; then
 		{
 			echo "--- $2: after point $1"
@@ -473,19 +542,35 @@ cr_check() {
 	return 0
 }
 
+# cr_check_one MANIFEST K PREFIX: one manifest's check after its point K,
+# appended (lines prefixed) to diff.now and checked.now.
+cr_check_one() {
+	_paths=$(awk -v k="$2" '$1 == "rec" && $2 <= k { print $4 }' "$1" | sort -u | tr '\n' ' ')
+	: >"$cr_dir/after"
+	if [ -n "$_paths" ]; then
+		# shellcheck disable=SC2086 # a list of paths
+		(cd "$CR_MNT" && fsop state $_paths) >"$cr_dir/after" 2>>"$cr_dir/log"
+		cr_ranges "$2" "$1"
+	fi
+	cr_compare "$2" "$cr_dir/after" "$1" >"$cr_dir/diff.one" 2>"$cr_dir/checked.one"
+	sed "s/^/$3/" "$cr_dir/diff.one" >>"$cr_dir/diff.now"
+	sed "s/^/$3/" "$cr_dir/checked.one" >>"$cr_dir/checked.now"
+}
+
 # cr_fc_expect: the fc_info outcome the workload's "fc" lines ask for.
 cr_fc_expect() {
 	[ -s "$cr_dir/fc_info.before" ] || return 0
 	_msg=$(awk -F'\t' '
 	FILENAME == ARGV[1] { split($0, w, " "); if (w[1] == "fc") { n++; want[n] = substr($0, index($0, "fc ") + 3) }; next }
-	FILENAME == ARGV[2] { split($0, w, " "); if (w[2] == "commits" || w[2] == "ineligible") b[w[2]] = w[1]; else if ($1 ~ /^"/) b[$1] = $2; next }
-	{ split($0, w, " "); if (w[2] == "commits" || w[2] == "ineligible") a[w[2]] = w[1]; else if ($1 ~ /^"/) a[$1] = $2 }
+	FILENAME == ARGV[2] { split($0, w, " "); if (w[2] == "commits" || w[2] == "ineligible" || w[2] == "failed") b[w[2]] = w[1]; else if ($1 ~ /^"/) b[$1] = $2; next }
+	{ split($0, w, " "); if (w[2] == "commits" || w[2] == "ineligible" || w[2] == "failed") a[w[2]] = w[1]; else if ($1 ~ /^"/) a[$1] = $2 }
 	END {
 		dc = a["commits"] - b["commits"]; di = a["ineligible"] - b["ineligible"]
+		df = a["failed"] - b["failed"]
 		for (r in a)
 			if (r ~ /^"/ && a[r] != b[r])
 				reasons = reasons sprintf(" %s+%d", r, a[r] - b[r])
-		got = sprintf("commits +%d, ineligible +%d, reasons%s", dc, di, reasons ? reasons : " none")
+		got = sprintf("commits +%d, ineligible +%d (failed +%d), reasons%s", dc, di, df, reasons ? reasons : " none")
 		for (i = 1; i <= n; i++) {
 			split(want[i], w, " ")
 			what = w[1]
@@ -506,6 +591,9 @@ cr_fc_expect() {
 			} else if (what == "none") {
 				if (dc != 0 || di != 0 || reasons != "")
 					bad = bad "want no fast commit activity; "
+			} else if (what == "overflow") {
+				if (dc < 1 || df < 1 || di != df || reasons != "")
+					bad = bad "want fast commits and failed ones that fell back to a full commit (area full), nothing else ineligible; "
 			} else
 				bad = bad "unknown fc expectation " what "; "
 		}
@@ -530,7 +618,7 @@ cr_dmesg_ok() {
 	flakey | logwrites) _sd=0 ;;
 	*) _sd=1 ;;
 	esac
-	_bad=$(dmesg -r | awk -v sd="$_sd" '
+	_bad=$(dmesg -r | awk -v sd="$_sd" -v rerr="$cr_replay_error" '
 		{
 			p = $0; sub(/^</, "", p); sub(/>.*/, "", p)
 			if (p % 8 > 4 || int(p / 8) != 0)
@@ -546,6 +634,9 @@ cr_dmesg_ok() {
 		sd && /Detected IO errors while flushing file data/ { next }
 		/loading out-of-tree module taints kernel/ { next }
 		/module verification failed/ { next }
+		# a replay-error case: what the stopped replay must say
+		rerr && /fast commit replay: .* cannot be applied .*: replay stops there, the file system is marked with errors: run e2fsck/ { next }
+		rerr && /warning: mounting fs with errors, running e2fsck is recommended/ { next }
 		{ print }')
 	[ -z "$_bad" ] && return 0
 	echo "$_bad" >>"$cr_dir/log"
@@ -593,9 +684,9 @@ cr_result() {
 
 # cr_case ID WORKLOAD METHOD WRITER REPLAYER: run one case; its verdict
 # goes to $OUT/results.  METHOD: shutdown, flakey, logwrites, or
-# idem-flakey / idem-logwrites (a second power cut during the replay).
-# REPLAYER e2fsck: only write and cut; the host replays with e2fsck -fy
-# and a second boot checks (cr_case_check).
+# idem-logwrites (a second power cut during the replay).  REPLAYER
+# e2fsck: only write and cut; the host replays with e2fsck -fy and a
+# second boot checks (cr_case_check).
 cr_case() {
 	cr_id=$1 cr_wl=$2 cr_method=$3 cr_fs_writer=$4 cr_fs_replayer=$5
 	cr_dir=$OUT/cases/$cr_id
@@ -604,6 +695,7 @@ cr_case() {
 	cr_fc_got=
 	cr_points=
 	cr_case_dms=
+	cr_threads=
 	rm -rf "$cr_dir"
 	mkdir -p "$cr_dir"
 	# the kernel log from here on is this case's (the console keeps all)
@@ -611,6 +703,33 @@ cr_case() {
 	echo "ext4fc-harness: start $cr_id" >/dev/kmsg
 	_bs=$(awk '$1 == "bs" { print $2; exit }' "$cr_wl")
 	cr_bs=${_bs:-4096}
+	cr_fcsize=$(awk '$1 == "fcsize" { print $2; exit }' "$cr_wl")
+	cr_mkfs_opts=$(awk '$1 == "mkfs" { $1 = ""; sub(/^ /, ""); print; exit }' "$cr_wl")
+	cr_mount_opts=$(awk '$1 == "mount" { print $2; exit }' "$cr_wl")
+	cr_replay_error=
+	grep -q '^replay-error' "$cr_wl" && cr_replay_error=1
+	cr_fcarea=$(awk '$1 == "fcarea" { print $2; exit }' "$cr_wl")
+	case $cr_method in
+	idem-flakey)
+		# its first replay dropped every write: the second could not
+		# differ from it (tests/crash/README.md)
+		cr_result fail "method idem-flakey was removed (its second replay could not differ from the first): use idem-logwrites"
+		return
+		;;
+	esac
+	if [ -n "$cr_replay_error" ]; then
+		case $cr_method:$cr_fs_replayer in
+		shutdown:ext4fc | flakey:ext4fc) ;;
+		*)
+			cr_result fail "a replay-error case runs with method shutdown or flakey, replayed by ext4fc (not $cr_method, $cr_fs_replayer): fix the plan or the case's methods line"
+			return
+			;;
+		esac
+	fi
+	if [ "$cr_fs_replayer" = e2fsck ] && grep -q '^thread ' "$cr_wl"; then
+		cr_result fail "a threaded workload cannot be an e2fsck cell (one manifest per cell): fix the plan"
+		return
+	fi
 	cr_region data || { cr_result fail "$cr_why"; return; }
 	cr_dev=$cr_region_dev cr_data_idx=$cr_region_idx
 	cr_dev_name=${cr_dev#/dev/}
@@ -629,13 +748,13 @@ cr_case() {
 		return
 	fi
 	case $cr_method in
-	flakey | idem-flakey)
+	flakey)
 		cr_swap "$cr_dm" "0 $cr_size flakey $cr_target 0 180 0" ||
 			{ cr_result fail "dm-flakey table"; return; }
 		;;
 	esac
 	if ! cr_mount "$cr_fs_writer" "$cr_dev"; then
-		cr_result fail "mount -t $cr_fs_writer failed"
+		cr_result fail "mount -t $cr_fs_writer failed$(cr_kernel_said)"
 		return
 	fi
 	if [ "$cr_method" = logwrites ]; then
@@ -652,6 +771,9 @@ cr_case() {
 		cr_result fail "$cr_why"
 		return
 	fi
+	cr_fcarea_check "$cr_dev" || { cr_result fail "$cr_why"; return; }
+	# repro.sh keeps the case: the fast-commit area as the cut left it
+	[ "$CR_KEEP_PASSED" = 1 ] && [ ! -s "$cr_dir/fcdump.txt" ] && fcdump "$cr_dev" >"$cr_dir/fcdump.txt" 2>&1
 	if [ "$cr_fs_replayer" = e2fsck ]; then
 		# the host replays it; cr_case_check finishes the case
 		cp "$cr_wl" "$cr_dir/workload"
@@ -661,17 +783,86 @@ cr_case() {
 		return
 	fi
 	case $cr_method in
-	idem-flakey) cr_replay_idem_flakey || { cr_result fail "$cr_why"; return; } ;;
 	idem-logwrites) cr_replay_idem_logwrites || { cr_result fail "$cr_why"; return; } ;;
 	esac
 	if ! cr_mount "$cr_fs_replayer" "$cr_dev"; then
-		cr_result fail "mount -t $cr_fs_replayer after the power cut failed"
+		cr_result fail "mount -t $cr_fs_replayer after the power cut failed$(cr_kernel_said)"
 		return
 	fi
-	cr_check "$cr_k" "replayed by $cr_fs_replayer" || { cr_umount; cr_result fail "$cr_why"; return; }
+	if [ -n "$cr_replay_error" ]; then
+		cr_replay_error_check || { cr_result fail "$cr_why"; return; }
+		cr_result pass "$cr_k point(s), $cr_points${cr_fc_got:+; $cr_fc_got}"
+		return
+	fi
+	cr_check "$cr_kfinal" "replayed by $cr_fs_replayer" || { cr_umount; cr_result fail "$cr_why"; return; }
 	cr_umount || { cr_result fail "umount after the check"; return; }
 	cr_dmesg_ok || { cr_result fail "$cr_why"; return; }
 	cr_result pass "$cr_k point(s)${cr_points:+, $cr_points}${cr_fc_got:+; $cr_fc_got}"
+}
+
+# cr_kernel_said: ": kernel: LINE", the last thing the kernel said at
+# error level or worse since the case started (or nothing).
+cr_kernel_said() {
+	_l=$(dmesg -r | awk '{ p = $0; sub(/^</, "", p); sub(/>.*/, "", p) } p % 8 <= 3 && int(p / 8) == 0' |
+		tail -n 1 | sed 's/^<[0-9]*>\[[^]]*\] //')
+	[ -n "$_l" ] && echo ": kernel: $_l"
+}
+
+# cr_replay_error_check: a replay-error case, mounted after the cut: the
+# replay stopped at a record it could not apply and said so (and nothing
+# else), the file system is marked with errors, the state after the next
+# to last point is there; then e2fsck -fy repairs it and e2fsck -fn is
+# clean.  Leaves it unmounted.
+cr_replay_error_check() {
+	_stop=$(dmesg | grep -m1 'fast commit replay: .* cannot be applied')
+	if [ -z "$_stop" ]; then
+		cr_umount
+		cr_why="want the replay to stop at a record it cannot apply (replay-error), but the kernel did not say 'cannot be applied'$(cr_kernel_said)"
+		return 1
+	fi
+	cr_log "replay stopped: $_stop"
+	if [ "$cr_k" -lt 1 ] || ! cr_check $((cr_k - 1)) "replay stopped, state after point $((cr_k - 1))"; then
+		[ "$cr_k" -lt 1 ] && cr_why="a replay-error case needs a point before the one that cannot be replayed"
+		cr_umount
+		return 1
+	fi
+	cr_umount || { cr_why="umount after the stopped replay"; return 1; }
+	cr_dmesg_ok || return 1
+	_state=$(dumpe2fs -h "$cr_dev" 2>/dev/null | sed -n 's/^Filesystem state: *//p')
+	case $_state in
+	*error*) ;;
+	*)
+		cr_why="the replay stopped but the file system is not marked with errors (state: '$_state')"
+		return 1
+		;;
+	esac
+	_rc=0
+	e2fsck -fy "$cr_dev" >"$cr_dir/e2fsck-fy.txt" 2>&1 || _rc=$?
+	if [ "$_rc" -ge 4 ]; then
+		cr_why="e2fsck -fy after the stopped replay: exit $_rc: $(grep -v '^e2fsck \|^Pass \|^$' "$cr_dir/e2fsck-fy.txt" | head -n 1)"
+		return 1
+	fi
+	if ! e2fsck -fn "$cr_dev" >"$cr_dir/fsck.now" 2>&1; then
+		cr_why="e2fsck -fn after e2fsck -fy: $(grep -v '^e2fsck \|^Pass \|^$' "$cr_dir/fsck.now" | head -n 1)"
+		return 1
+	fi
+	cr_points="replay stopped at $(echo "$_stop" | sed 's/.*fast commit replay: //; s/ cannot be applied.*//'), e2fsck -fy repaired it (exit $_rc)"
+	return 0
+}
+
+# cr_fcarea_check DEV: a case that says "fcarea full": the crashed image
+# on DEV has its last valid fast commit ending in the area's last block.
+cr_fcarea_check() {
+	[ "$cr_fcarea" = full ] || return 0
+	fcdump "$1" >"$cr_dir/fcdump.txt" 2>&1 || { cr_why="fcdump of the crashed image failed: $(tail -n 1 "$cr_dir/fcdump.txt")"; return 1; }
+	_n=$(sed -n 's/^fc area: .*(\([0-9]*\) blocks.*/\1/p' "$cr_dir/fcdump.txt")
+	_last=$(sed -n 's/.*last valid tail is record [0-9]* in fc block \([0-9]*\) .*/\1/p' "$cr_dir/fcdump.txt")
+	if [ -z "$_n" ] || [ "$_last" != $((_n - 1)) ]; then
+		cr_why="fcarea full: the fast-commit area is not full at the power cut (last valid tail in fc block ${_last:-none} of $_n; see fcdump.txt): the case no longer tests a full area, adjust it"
+		return 1
+	fi
+	cr_log "fcarea full: last valid tail in fc block $_last of $_n"
+	return 0
 }
 
 # cr_cut: the power cut of cr_method, after the last point; leaves the
@@ -682,7 +873,7 @@ cr_cut() {
 		fsop shutdown "$CR_MNT" nologflush || { cr_why="shutdown ioctl"; return 1; }
 		cr_umount || { cr_why="umount after shutdown"; return 1; }
 		;;
-	flakey | idem-flakey)
+	flakey)
 		cr_swap "$cr_dm" "0 $cr_size flakey $cr_target 0 0 180 1 drop_writes" ||
 			{ cr_why="dm-flakey drop_writes"; return 1; }
 		cr_umount || { cr_why="umount on dm-flakey"; return 1; }
@@ -702,29 +893,19 @@ cr_cut_and_forget() {
 	cr_why=$_w
 }
 
-# Idempotence, dm-flakey: the first replay mount runs with every write
-# dropped (as if the power went during all of it), is checked, cut; the
-# second replay starts from the same crashed image and must reach the
-# same state.
-cr_replay_idem_flakey() {
-	cr_swap "$cr_dm" "0 $cr_size flakey $cr_target 0 0 180 1 drop_writes" ||
-		{ cr_why="dm-flakey drop_writes for the replay"; return 1; }
-	cr_mount "$cr_fs_replayer" "$cr_dev" || { cr_why="first replay mount (writes dropped)"; return 1; }
-	cr_check "$cr_k" "first replay, writes dropped" || { cr_umount; return 1; }
-	fsop shutdown "$CR_MNT" nologflush
-	cr_umount || { cr_why="umount after the first replay"; return 1; }
-	cr_swap "$cr_dm" "$cr_base" || { cr_why="dm-flakey restore"; return 1; }
-	cr_points="replayed twice"
-	return 0
-}
-
-# Idempotence, dm-log-writes: the first replay mount runs on a
-# throw-away snapshot of the crashed image, through dm-log-writes, so its
-# writes are recorded; then for every flush/FUA point of that log, a new
+# Idempotence: the first replay mount runs on a throw-away snapshot of
+# the crashed image, through dm-log-writes, so its writes are recorded;
+# then the replay is cut after its write entries: for each cut a new
 # snapshot of the crashed image gets the replay's writes up to there (a
-# power cut during the first replay) and is mounted (the second replay),
-# checked and e2fsck'd.  The crashed image itself is left as it was, for
-# the caller to replay normally.
+# power cut during the first replay) and is mounted (the second replay
+# meets the first one's half-done work), checked and e2fsck'd.  Replay
+# writes with sync_dirty_buffer and flushes once at its end, so every
+# write entry is a state a power cut can leave (dm-log-writes logs them
+# in completion order).  All of them up to cr_idem_cuts (else
+# CR_IDEM_CUTS, 12; crash.guest's plan sets them), else that many spread
+# evenly, always with the last one; then the whole first
+# replay with a second on top.  The crashed image itself is left as it
+# was, for the caller to replay normally.
 cr_replay_idem_logwrites() {
 	dd if=/dev/zero of="$CR_LOG" bs=4096 count=1 2>/dev/null
 	_rs=/dev/$(dmctl create cr_rsnap 0 $CR_REGION_SECTORS snapshot "$cr_dev" "$CR_COW" N 8) ||
@@ -732,9 +913,9 @@ cr_replay_idem_logwrites() {
 	_lw=/dev/$(dmctl create cr_lw 0 $CR_REGION_SECTORS log-writes "$_rs" "$CR_LOG") ||
 		{ cr_why="dm-log-writes over the snapshot"; return 1; }
 	dmctl message cr_lw mark crashed
-	cr_mount "$cr_fs_replayer" "$_lw" || { cr_why="replay mount on dm-log-writes"; return 1; }
+	cr_mount "$cr_fs_replayer" "$_lw" || { cr_why="replay mount on dm-log-writes$(cr_kernel_said)"; return 1; }
 	dmctl message cr_lw mark replayed
-	cr_check "$cr_k" "first replay (recorded)" || return 1
+	cr_check "$cr_kfinal" "first replay (recorded)" || { cr_umount; return 1; }
 	fsop shutdown "$CR_MNT" nologflush
 	cr_umount || { cr_why="umount after the recorded replay"; return 1; }
 	if ! dmctl remove cr_lw || ! dmctl remove cr_rsnap; then
@@ -743,23 +924,43 @@ cr_replay_idem_logwrites() {
 	fi
 	_from=$(logreplay find "$CR_LOG" crashed) || { cr_why="no 'crashed' mark in the log"; return 1; }
 	_to=$(logreplay find "$CR_LOG" replayed) || { cr_why="no 'replayed' mark in the log"; return 1; }
-	logreplay points "$CR_LOG" |
-		awk -v a="$_from" -v b="$_to" '$1 > a && $1 <= b && $2 != "mark" && $3 == 1 { print $1 }' >"$cr_dir/points"
+	# the write entries of the first replay (a list line: INDEX FLAGS
+	# SECTOR LEN), an even sample of them
+	logreplay list "$CR_LOG" |
+		awk -v a="$_from" -v b="$_to" '$1 !~ /^#/ && $1 > a && $1 < b && $4 > 0 { print $1 }' >"$cr_dir/writes"
+	_nw=$(grep -c . "$cr_dir/writes")
+	awk -v n="$_nw" -v max="${cr_idem_cuts:-${CR_IDEM_CUTS:-12}}" '
+		{ w[NR] = $1 }
+		END {
+			if (n <= max) { for (i = 1; i <= n; i++) print w[i]; exit }
+			for (i = 1; i <= max; i++) print w[int(i * n / max)]
+		}' "$cr_dir/writes" >"$cr_dir/points"
 	# the last one: the whole first replay, then a second on top of it
 	echo "$_to" >>"$cr_dir/points"
 	_n=0
 	while read -r _p; do
 		_n=$((_n + 1))
-		_what="power cut during the replay, at entry $_p"
+		_what="power cut during the replay, after entry $_p"
+		[ "$_p" = "$_to" ] && _what="second replay after a whole first one"
 		_snap=/dev/$(dmctl create cr_snap 0 $CR_REGION_SECTORS snapshot "$cr_dev" "$CR_COW" N 8) ||
 			{ cr_why="$_what: dm-snapshot"; return 1; }
 		logreplay replay "$CR_LOG" "$_snap" $((_from + 1)) "$_p" ||
-			{ cr_why="$_what: logreplay"; return 1; }
-		cr_mount "$cr_fs_replayer" "$_snap" || { cr_why="$_what: mount -t $cr_fs_replayer failed"; return 1; }
-		cr_check "$cr_k" "$_what" || return 1
+			{ dmctl remove cr_snap; cr_why="$_what: logreplay"; return 1; }
+		if ! cr_mount "$cr_fs_replayer" "$_snap"; then
+			cr_why="$_what: mount -t $cr_fs_replayer failed$(cr_kernel_said)"
+			dmctl remove cr_snap
+			return 1
+		fi
+		if ! cr_check "$cr_kfinal" "$_what"; then
+			cr_umount
+			dmctl remove cr_snap
+			return 1
+		fi
 		cr_point_close "$_what" || return 1
+		# the kernel must not have complained about the half-done replay
+		cr_dmesg_ok || { cr_why="$_what: $cr_why"; return 1; }
 	done <"$cr_dir/points"
-	cr_points="replay cut at $_n point(s)"
+	cr_points="replay cut at $((_n - 1)) of its $_nw write(s), and replayed twice"
 	return 0
 }
 
@@ -770,7 +971,7 @@ cr_point_open() {
 		{ cr_why="$2: dm-snapshot"; return 1; }
 	if ! cr_mount "$cr_fs_replayer" "$_snap"; then
 		dmctl remove cr_snap
-		cr_why="$2: mount -t $cr_fs_replayer failed"
+		cr_why="$2: mount -t $cr_fs_replayer failed$(cr_kernel_said)"
 		return 1
 	fi
 	return 0
@@ -805,8 +1006,8 @@ cr_point_check() {
 }
 
 # dm-log-writes: everything from the mkfs on is logged; the setup ends
-# with a mark "start", every point K with a mark pK, the workload with
-# "end".  After a clean unmount the log is replayed onto a fresh region:
+# with a mark "start", every point K with a mark pK (tNpK: thread N's),
+# the workload with "end".  After a clean unmount the log is replayed onto a fresh region:
 # up to "start" in one go, then to every flush, FUA and mark, each
 # checked on a throw-away snapshot.
 cr_run_logwrites() {
@@ -842,6 +1043,11 @@ cr_run_logwrites() {
 	cr_copy=$cr_region_dev
 	logreplay replay "$CR_LOG" "$cr_copy" 0 "$_from" || { cr_result fail "logreplay to the start"; return; }
 	_prev=$_from _n=0 _kk=$_k0
+	# with threads, each one's last point so far (_kt_N) and the vector
+	for _t in $cr_threads; do
+		eval "_kt_$_t=0"
+		[ "$_t" = "${cr_threads%% *}" ] && _kk=0 || _kk=$_kk,0
+	done
 	# points that leave the device as it was (a mark right after the
 	# FUA that ended an fsync) are checked on the same mount
 	_open=0
@@ -858,8 +1064,18 @@ cr_run_logwrites() {
 		_prev=$_p
 		case $_kind:$_name in
 		mark:p*) _kk=${_name#p} ;;
-		mark:end) _kk=$cr_k ;;
+		mark:t*p*)
+			_t=${_name#t}
+			eval "_kt_${_t%%p*}=${_t#*p}"
+			;;
+		mark:end) _kk=$cr_kfinal ;;
 		esac
+		if [ -n "$cr_threads" ] && [ "$_kind:$_name" != mark:end ]; then
+			_kk=
+			for _t in $cr_threads; do
+				eval "_kk=\${_kk:+\$_kk,}\$_kt_$_t"
+			done
+		fi
 		_n=$((_n + 1))
 		_what="$_what, after point $_kk)"
 		if [ "$_open" = 0 ]; then
@@ -873,11 +1089,12 @@ cr_run_logwrites() {
 		cr_point_close "$_last" || { cr_result fail "$cr_why"; return; }
 	fi
 	# the copy, replayed to the end and mounted once, for the host's fsck
+	cr_fcarea_check "$cr_copy" || { cr_result fail "$cr_why"; return; }
 	if ! cr_mount "$cr_fs_replayer" "$cr_copy"; then
-		cr_result fail "mount -t $cr_fs_replayer of the log replayed to the end"
+		cr_result fail "mount -t $cr_fs_replayer of the log replayed to the end$(cr_kernel_said)"
 		return
 	fi
-	if ! cr_check "$cr_k" "log replayed to the end"; then
+	if ! cr_check "$cr_kfinal" "log replayed to the end"; then
 		cr_result fail "$cr_why"
 		return
 	fi
@@ -895,19 +1112,77 @@ cr_workload_continue() {
 
 # cr_run_steps FILE: run FILE's steps (cwd: the mount), then the point
 # after the last one and fc_info.after; 1 with cr_why set if a step fails.
+# A FILE with "thread" steps runs them at once (cr_run_threads).
 cr_run_steps() {
-	while IFS= read -r _line; do
-		if ! cr_step "$_line" >>"$cr_dir/log" 2>&1; then
-			cr_log "step failed: $_line"
-			cd / || true
-			cr_why="step failed: $_line"
-			return 1
-		fi
-	done <"$1"
-	cr_pre $((cr_k + 1))
+	if grep -q '^thread ' "$1"; then
+		cr_run_threads "$1" || { cd / || true; return 1; }
+	else
+		while IFS= read -r _line; do
+			if ! cr_step "$_line" >>"$cr_dir/log" 2>&1; then
+				cr_log "step failed: $_line"
+				cd / || true
+				cr_why="step failed: $_line"
+				return 1
+			fi
+		done <"$1"
+		cr_pre $((cr_k + 1))
+		cr_kfinal=$cr_k
+	fi
 	cd / || return 1
 	cr_fcinfo >"$cr_dir/fc_info.after"
 	return 0
+}
+
+# cr_run_threads FILE: FILE's "thread N" parts, all at once, each in a
+# subshell with its own points, manifest (manifest.tN), state file and
+# marks; waits for all.  Sets cr_threads (the thread numbers), cr_kfinal
+# ("K1,K2,...": each one's last point) and cr_k (the points of all).
+cr_run_threads() {
+	cr_threads=$(awk '$1 == "thread" { print $2 }' "$1" | sort -un | tr '\n' ' ')
+	rm -f "$cr_dir"/steps.t* "$cr_dir"/status.t* "$cr_dir"/k.t* "$cr_dir"/log.t* "$cr_dir/steps.stray"
+	awk -v d="$cr_dir" '
+		$1 == "thread" { t = $2; next }
+		$1 == "join" { t = ""; next }
+		t != "" { print > (d "/steps.t" t); next }
+		NF && $1 != "fc" && $1 != "fcarea" && $1 !~ /^#/ { print > (d "/steps.stray") }' "$1"
+	if [ -s "$cr_dir/steps.stray" ]; then
+		cr_why="a step outside the threads of a threaded workload: $(head -n 1 "$cr_dir/steps.stray")"
+		return 1
+	fi
+	for _t in $cr_threads; do
+		cr_thread "$_t" &
+	done
+	wait
+	cr_k=0 cr_kfinal=
+	for _t in $cr_threads; do
+		cat "$cr_dir/log.t$_t" >>"$cr_dir/log" 2>/dev/null
+		_st=$(cat "$cr_dir/status.t$_t" 2>/dev/null)
+		if [ "$_st" != ok ]; then
+			cr_why="thread $_t: ${_st:-ended without a status}"
+			return 1
+		fi
+		read -r _kt <"$cr_dir/k.t$_t"
+		cr_k=$((cr_k + _kt))
+		cr_kfinal=${cr_kfinal:+$cr_kfinal,}$_kt
+	done
+	return 0
+}
+
+# cr_thread N: thread N's steps (run in the background by cr_run_threads).
+cr_thread() {
+	cr_thr=$1 cr_k=0 cr_tracked="" cr_manifest=$cr_dir/manifest.t$1
+	: >"$cr_manifest"
+	cd "$CR_MNT" || { echo "cd $CR_MNT" >"$cr_dir/status.t$1"; exit 1; }
+	while IFS= read -r _line; do
+		if ! cr_step "$_line" >>"$cr_dir/log.t$1" 2>&1; then
+			echo "step failed: $_line" >"$cr_dir/status.t$1"
+			exit 1
+		fi
+	done <"$cr_dir/steps.t$1"
+	cr_pre $((cr_k + 1))
+	echo "$cr_k" >"$cr_dir/k.t$1"
+	echo ok >"$cr_dir/status.t$1"
+	exit 0
 }
 
 # cr_case_check ID WORKLOAD METHOD WRITER REGION: the second boot of an
@@ -917,6 +1192,8 @@ cr_case_check() {
 	cr_id=$1 cr_wl=$2 cr_method=$3 cr_fs_writer=$4 cr_fs_replayer=e2fsck
 	cr_dir=$OUT/cases/$cr_id
 	cr_why=
+	cr_threads="" cr_replay_error=""
+	cr_mount_opts=$(awk '$1 == "mount" { print $2; exit }' "$cr_wl")
 	mkdir -p "$cr_dir"
 	cp "$TESTDIR/$cr_id.manifest" "$cr_dir/manifest"
 	dmesg -c >/dev/null
@@ -926,7 +1203,7 @@ cr_case_check() {
 		{ cr_result fail "dmctl create"; return; }
 	_k=$(awk '$1 == "rec" { k = $2 } END { print k + 0 }' "$cr_dir/manifest")
 	if ! cr_mount "$cr_fs_writer" "$_chk"; then
-		cr_result fail "mount after e2fsck -fy failed"
+		cr_result fail "mount after e2fsck -fy failed$(cr_kernel_said)"
 		return
 	fi
 	cr_check "$_k" "replayed by e2fsck -fy" || { cr_umount; cr_result fail "$cr_why"; return; }

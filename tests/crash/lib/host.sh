@@ -103,6 +103,8 @@ crash_workload() {
 	IFS=. read -r name _ <<<"$1"
 	if [[ "$name" == seed* ]]; then
 		"$TOP/build/bin/acegen" "${name#seed}"
+	elif [[ "$name" == cseed* ]]; then
+		"$TOP/build/bin/acegen" -t "${name#cseed}"
 	else
 		awk -v n="$name" '/^= / { c = $2; sub(/:$/, "", c); on = (c == n); next } on' \
 			"$CRASH_DIR/lib/opcases"
@@ -205,7 +207,7 @@ crash_run() {
 	done <"$out/results"
 	# a case the guest never got to (timeout, crash) is a failure too
 	local want got
-	want=$(grep -cE '^(opcase|seed) ' "$plan")
+	want=$(grep -cE '^(opcase|seed|cseed) ' "$plan")
 	got=$(grep -c . "$RESULTS/verdicts")
 	if ((got < want)); then
 		printf 'unfinished\t-\t-\t-\tfail\t%s of %s case(s) did not run (guest status %s)\n' \
@@ -251,6 +253,8 @@ crash_repro_cmd() {
 	IFS=. read -r name method writer replayer <<<"$id"
 	if [[ "$name" == seed* ]]; then
 		echo "tests/crash/repro.sh seed ${name#seed} $method $writer $replayer"
+	elif [[ "$name" == cseed* ]]; then
+		echo "tests/crash/repro.sh cseed ${name#cseed} $method $writer $replayer"
 	else
 		echo "tests/crash/repro.sh opcase $name $method $writer $replayer"
 	fi
@@ -321,7 +325,24 @@ crash_xml_case() {
 	esac
 }
 
-# crash_opcases: the case names in tests/crash/lib/opcases.
+# crash_opcases [METHOD]: the case names in tests/crash/lib/opcases;
+# with METHOD, those that run with it (a case with a "methods" line runs
+# with those only).
 crash_opcases() {
-	awk '/^= / { n = $2; sub(/:$/, "", n); print n }' "$CRASH_DIR/lib/opcases"
+	awk -v m="${1:-}" '
+		function out() { if (n != "" && (m == "" || !only || (" " only " ") ~ (" " m " "))) print n }
+		/^= / { out(); n = $2; sub(/:$/, "", n); only = ""; next }
+		$1 == "methods" { only = $0; sub(/^methods */, "", only) }
+		END { out() }' "$CRASH_DIR/lib/opcases"
+}
+
+# crash_opcases_not METHOD: "NAME (for METHODS only)" for each case that
+# does not run with METHOD: a test prints them, nothing is left out
+# unsaid.
+crash_opcases_not() {
+	awk -v m="$1" '
+		function out() { if (n != "" && only && (" " only " ") !~ (" " m " ")) print n " (for " only " only)" }
+		/^= / { out(); n = $2; sub(/:$/, "", n); only = ""; next }
+		$1 == "methods" { only = $0; sub(/^methods */, "", only) }
+		END { out() }' "$CRASH_DIR/lib/opcases"
 }
