@@ -10,8 +10,12 @@
 # writer, replayer, verdict, message), verdict one of
 #   pass     the oracle held, e2fsck -fn clean, no kernel complaint
 #   fail     it did not
-#   known    a failure listed in tests/crash/known-failures (not ours)
-#   peer     an e2fsck cell that failed: a known peer failure (e2fsprogs)
+#   known    a failure listed in tests/crash/known-failures (not ours);
+#            never for a cell replayed by ext4fc (crash_known)
+#   peer     an e2fsck cell whose outcome is the one
+#            tests/crash/e2fsck-expected lists for it, a failure of
+#            e2fsprogs' replay (an outcome that differs from the listed
+#            one is a fail; a cell not listed is a peer, said so)
 # crash_report prints them fstests style, the failures with their
 # workload, diff and reproducer, writes $RESULTS/junit.xml and returns 1
 # if anything failed.
@@ -19,6 +23,7 @@
 CRASH_DIR=$TOP/tests/crash
 CRASH_REGION_BYTES=$((65536 * 512))	# 32 MiB: crash.sh's CR_REGION_SECTORS
 CRASH_KNOWN=$CRASH_DIR/known-failures
+CRASH_E2FSCK_EXPECTED=$CRASH_DIR/e2fsck-expected
 
 crash_need() {
 	local b
@@ -217,34 +222,93 @@ crash_run() {
 	return 0
 }
 
-# crash_e2fsck_verdict OUT ID METHOD WRITER: an e2fsck cell: pass only if
-# e2fsck -fy replayed without error, the mounted tree passed the oracle,
-# and a second host e2fsck -fn is clean; anything else is a known peer
-# failure.
-crash_e2fsck_verdict() {
-	local out=$1 id=$2 method=$3 writer=$4 line v m fy idx res
+# crash_e2fsck_outcome OUT ID: what happened to an e2fsck cell, as one
+# line that does not depend on the run (numbers are N): how e2fsck -fy's
+# replay went, then what the oracle found after it:
+#   pass; oracle holds          replayed, nothing but the summary counts
+#                               (free blocks/inodes, directories) fixed,
+#                               the fsync'd state there, e2fsck -fn clean
+#   recover: MSG; ...           "MSG while recovering journal"
+#   reopen: MSG; ...            "MSG while trying to re-open" after replay
+#   fixed: QUESTION; ...        e2fsck -fy had to fix more than the counts
+#   exit N: LINE; ...           e2fsck -fy exit status 4 or more
+#   ...; lost: PATH (KIND at point K)   the oracle's first difference
+#   ...; no mount after it      the writer's type refused to mount it
+#   ...; unclean: LINE          host e2fsck -fn after it not clean
+crash_e2fsck_outcome() {
+	local out=$1 id=$2 fy line v m idx res rc first oracle q
 	fy=$out/cases/$id/e2fsck-fy.txt
 	line=$(grep "^$id	" "$out"2.results | head -n 1)
 	v=$(cut -f5 <<<"$line")
 	m=$(cut -f6 <<<"$line")
 	idx=$(grep "^$id	" "$out/results" | cut -f6)
-	if grep -q 'while recovering journal\|Invalid argument' "$fy"; then
-		v=peer
-		m="e2fsck -fy: $(grep -m1 'while recovering journal\|Invalid argument' "$fy"); then ${m:-no check}"
-	elif grep -q '? yes' "$fy"; then
-		v=peer
-		m="e2fsck -fy had to fix what the kernel's replay leaves clean: $(grep -m1 '? yes' "$fy"); then ${m:-no check}"
-	elif (($(sed -n 's/^exit status //p' "$fy") >= 4)); then
-		v=peer
-		m="e2fsck -fy: $(sed -n 's/^exit status //p' "$fy"): $(grep -v '^e2fsck \|^Pass \|^$\|^exit' "$fy" | head -n 1)"
+	rc=$(sed -n 's/^exit status //p' "$fy")
+	if grep -q 'while recovering journal' "$fy"; then
+		first="recover: $(sed -n 's/^e2fsck: \(.*\) while recovering journal.*/\1/p' "$fy" | head -n 1)"
+	elif grep -q 'while trying to re-open' "$fy"; then
+		first="reopen: $(sed -n 's/^e2fsck: \(.*\) while trying to re-open.*/\1/p' "$fy" | head -n 1)"
+	elif ((${rc:-8} >= 4)); then
+		first="exit $rc: $(grep -v '^e2fsck \|^Pass \|^$\|^exit' "$fy" | head -n 1)"
+	elif q=$(awk '/\? yes/ { q = $0; sub(/ *[A-Za-z]+\? yes.*$/, "", q); if (q == "") q = prev
+			if (q !~ /count wrong/) { print q; exit } next } NF { prev = $0 }' "$fy") && [[ -n "$q" ]]; then
+		# the first thing e2fsck fixed that is not a summary count
+		first="fixed: $q"
+	else
+		first=pass
+	fi
+	if [[ -z "$line" ]]; then
+		oracle="no check (the second boot did not report it)"
+	elif [[ "$m" == "mount after e2fsck -fy failed"* ]]; then
+		oracle="no mount after it"
 	elif [[ "$v" != pass ]]; then
-		v=peer
-		m="after e2fsck -fy: ${m:-second boot did not check it}"
+		# "replayed by e2fsck -fy: PATH (KIND at point K): ..."
+		oracle="lost: $(sed -n 's/^replayed by e2fsck -fy: \([^ ]* ([^)]*)\).*/\1/p' <<<"$m")"
+		[[ "$oracle" == "lost: " ]] && oracle="check failed: $m"
 	elif ! res=$(e2fsck -fn "$out.data.img?offset=$((idx * CRASH_REGION_BYTES))" 2>&1); then
+		oracle="unclean: $(grep -v '^e2fsck \|^Pass \|^$' <<<"$res" | head -n 1)"
+	else
+		oracle="oracle holds"
+	fi
+	# no numbers: inode numbers, counts and paths of the image vary
+	sed -e 's|/[^ ]*/cell\.img|IMAGE|g' -e 's/\<[0-9][0-9]*\>/N/g' <<<"$first; $oracle"
+}
+
+# crash_e2fsck_expected NAME WRITER: the outcome tests/crash/e2fsck-expected
+# lists for the cell (lines: NAME <tab> WRITER <tab> OUTCOME-GLOB <tab>
+# why), or nothing.
+crash_e2fsck_expected() {
+	[[ -f "$CRASH_E2FSCK_EXPECTED" ]] || return 0
+	awk -F'\t' -v n="$1" -v w="$2" '$1 == n && $2 == w { print $3; exit }' "$CRASH_E2FSCK_EXPECTED"
+}
+
+# crash_e2fsck_verdict OUT ID METHOD WRITER: an e2fsck cell: its outcome
+# (crash_e2fsck_outcome) against the one tests/crash/e2fsck-expected
+# lists: the same and "pass; oracle holds": pass; the same otherwise:
+# peer (e2fsprogs' known failure); another outcome: fail, either way (a
+# regression, or e2fsprogs or the writer now do better: update the
+# list); a cell the list does not have: peer, said so (crash/005 counts
+# them).
+crash_e2fsck_verdict() {
+	local out=$1 id=$2 method=$3 writer=$4 got want name v m
+	got=$(crash_e2fsck_outcome "$out" "$id")
+	name=${id%%.*}
+	want=$(crash_e2fsck_expected "$name" "$writer")
+	# shellcheck disable=SC2053 # the expectation is a glob
+	if [[ -z "$want" ]]; then
 		v=peer
-		m="host e2fsck -fn after the e2fsck replay: $(grep -v '^e2fsck \|^Pass \|^$' <<<"$res" | head -n 1)"
+		m="unlisted: no line for $name $writer in tests/crash/e2fsck-expected, not judged: got '$got'"
+	elif [[ "$got" != $want ]]; then
+		v=fail
+		m="e2fsck cell changed: want '$want', got '$got' (tests/crash/e2fsck-expected; e2fsck -fy output in the case files)"
+	elif [[ "$got" == "pass; oracle holds" ]]; then
+		v=pass
+		m="e2fsck -fy replayed it, as expected"
+	else
+		v=peer
+		m="as expected for e2fsprogs 1.47.0: $got"
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$method" "$writer" e2fsck "$v" "$m" >>"$RESULTS/verdicts"
+	printf '%s\t%s\t%s\n' "$name" "$writer" "$got" >>"$RESULTS/e2fsck-outcomes"
 }
 
 # crash_repro_cmd ID: the one command that runs this case again.
