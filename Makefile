@@ -80,7 +80,7 @@ help:
 	@echo "make                build build/{jbd2fc,ext4fc}.ko, helpers, initramfs"
 	@echo "make run            demo: mount ext4fc in QEMU, fsync, power cut, replay"
 	@echo "make check          the test suite in QEMU (fstests-like output)"
-	@echo "make crash-long     randomized crash workloads: SEEDS=N (1000) START=M (1)"
+	@echo "make crash-long     randomized crash workloads: SEEDS=N (1000) START=M (1) KIND=seed|cseed"
 	@echo "make corrupt-images corrupted fast-commit areas mounted in QEMU: N=images (500) START=M (0)"
 	@echo "make bench          benchmarks, ~12 min: ext4fc vs stock ext4, fc on/off (build/bench)"
 	@echo "make bench-full     the same, longer runs and more repetitions (build/bench-full)"
@@ -224,12 +224,14 @@ check: all $(if $(shell command -v clang),$(FUZZER))
 	$(Q)$(TOP)/tests/check.sh
 
 # Randomized crash workloads at length (tests/crash/long.sh): seeds
-# START..START+SEEDS-1, a QEMU boot per BATCH (100) seeds.
+# START..START+SEEDS-1, a QEMU boot per BATCH (100) seeds; KIND=cseed:
+# the concurrent workloads (acegen -t).
 SEEDS ?= 1000
 START ?= 1
+KIND ?= seed
 .PHONY: crash-long
 crash-long: all
-	$(Q)$(TOP)/tests/crash/long.sh $(SEEDS) $(START)
+	$(Q)KIND=$(KIND) $(TOP)/tests/crash/long.sh $(SEEDS) $(START)
 
 # Corrupted fast-commit areas mounted in the guest (tests/corrupt): N
 # images from START, a QEMU boot per BATCH (100).

@@ -4,7 +4,8 @@
 # per QEMU boot, a progress line per batch, the failures with one command
 # each at the end.  'make crash-long SEEDS=N START=M' runs it.
 # Environment: BATCH, WRITER (ext4fc), REPLAYER (ext4fc), METHOD (auto:
-# by the seed).  Results: build/results/crash-long/.
+# by the seed), KIND (seed; cseed: acegen -t, the concurrent workloads).
+# Results: build/results/crash-long/.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 nseeds=${1:-1000}
@@ -13,6 +14,14 @@ batch=${BATCH:-100}
 writer=${WRITER:-ext4fc}
 replayer=${REPLAYER:-ext4fc}
 method=${METHOD:-auto}
+kind=${KIND:-seed}
+case $kind in
+seed | cseed) ;;
+*)
+	echo "long.sh: KIND is seed or cseed, not '$kind'" >&2
+	exit 2
+	;;
+esac
 base=$top/build/results/crash-long
 rm -rf "$base"
 mkdir -p "$base"
@@ -26,7 +35,7 @@ while ((s <= end)); do
 	((e > end)) && e=$end
 	dir=$base/$s-$e
 	mkdir -p "$dir"
-	seq "$s" "$e" | sed "s/.*/seed & $method $writer $replayer/" >"$dir/plan"
+	seq "$s" "$e" | sed "s/.*/$kind & $method $writer $replayer/" >"$dir/plan"
 	(
 		export SEQ=crash/long RESULTS=$dir
 		# shellcheck source=../lib/common.sh
@@ -58,6 +67,7 @@ while IFS=$'\t' read -r id _ _ _ verdict msg; do
 	IFS=. read -r name m w r <<<"$id"
 	echo "FAIL $id: $msg"
 	[[ "$name" == seed* ]] && echo "  reproduce: tests/crash/repro.sh seed ${name#seed} $m $w $r"
+	[[ "$name" == cseed* ]] && echo "  reproduce: tests/crash/repro.sh cseed ${name#cseed} $m $w $r"
 done <"$base/verdicts"
 np=$(awk -F'\t' '$5 == "pass"' "$base/verdicts" | wc -l)
 nall=$(grep -c . "$base/verdicts")

@@ -45,8 +45,11 @@ crash_boot() {
 	rm -f "$out.data.img" "$out.aux.img"
 	truncate -s $((regions * CRASH_REGION_BYTES)) "$out.data.img"
 	truncate -s 192M "$out.aux.img"
-	# boot, then ~4 s a case under TCG (log-writes cases more)
-	t=$((120 + 8 * n))
+	# boot, then ~4 s a case under TCG, twice that on a busy host;
+	# log-writes cases check many points, idem-logwrites ones mount a
+	# dozen times, threaded ones run more steps
+	t=$((120 + 10 * n + 30 * $(grep -c ' logwrites \| auto \|^cseed ' "$plan") +
+		60 * $(grep -c ' idem-logwrites ' "$plan")))
 	local files=(-f "$TOP/tests/lib/guest.sh" -f "$CRASH_DIR/lib/crash.sh"
 		-f "$CRASH_DIR/lib/opcases" -f "$plan")
 	local f
