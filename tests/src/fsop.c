@@ -844,6 +844,45 @@ static int cmd_fill(char **argv)
 	return close_fd("fill", argv[0], fd);
 }
 
+/*
+ * burst DIR N: files DIR/s1 .. DIR/sN, each created, written (i * 100
+ * bytes of the pattern of seed i) and fsync'd in turn, in this one
+ * process, so that fsyncs of several bursts run at once race each
+ * other's commits; prints each file's state line after its fsync.
+ */
+static int cmd_burst(char **argv)
+{
+	unsigned char *buf = get_buf();
+	char path[4096];
+	uint64_t n, i;
+	int fd, ret;
+
+	ret = get_size("count", argv[1], &n);
+	if (ret)
+		return ret;
+	for (i = 1; i <= n; i++) {
+		size_t len = i * 100 < BUF_SIZE ? i * 100 : BUF_SIZE;
+
+		snprintf(path, sizeof(path), "%s/s%" PRIu64, argv[0], i);
+		ret = open_path("burst", path, O_WRONLY | O_CREAT, &fd);
+		if (ret)
+			return ret;
+		pattern_fill(buf, len, 0, i);
+		if (pwrite(fd, buf, len, 0) != (ssize_t)len)
+			return fail("burst: pwrite", path);
+		if (fsync(fd))
+			return fail("burst: fsync", path);
+		ret = close_fd("burst", path, fd);
+		if (ret)
+			return ret;
+		ret = state_one(path);
+		fflush(stdout);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int cmd_setxattr(char **argv)
 {
 	const char *value = argv[2] ? argv[2] : "";
@@ -1003,6 +1042,9 @@ static const struct command {
 	{ "utimes", 3, 3, "FILE ATIME MTIME",
 	  "utimensat(2); times S.NSEC, now or omit", cmd_utimes },
 	{ "chown", 3, 3, "FILE UID GID", "lchown(2)", cmd_chown },
+	{ "burst", 2, 2, "DIR N",
+	  "DIR/s1..sN: each created, written (i*100 bytes of seed i) and fsync'd in turn; prints each one's state after its fsync",
+	  cmd_burst },
 	{ "symlink", 2, 2, "TARGET NAME", "symlink(2)", cmd_symlink },
 	{ "mknod", 2, 4, "NAME fifo|chr|blk [MAJOR MINOR]",
 	  "mknod(2), mode 0644", cmd_mknod },

@@ -28,6 +28,8 @@
 #                             the last point too: ext4 commits every queued
 #                             change with any fsync (hand-written cases)
 #   many D N                  N small files in D, each written and fsync'd
+#                             (fsop burst: in one process, unless each
+#                             point needs its dm-log-writes mark)
 #   sync                      end of the setup: syncfs (a full commit)
 #   fc WHAT [REASON]          fc_info outcome expected (checked before the
 #                             power cut): eligible, ineligible REASON,
@@ -262,6 +264,34 @@ cr_point() {
 	return 0
 }
 
+# cr_many_burst D N: "many D N" by fsop burst, then its N points in the
+# manifest: at point K the burst's files 1..K as each was after its
+# fsync (none changed after it), and every other tracked path as it is
+# after the burst (a directory the burst grew counts as changed after its
+# point, as it is).
+cr_many_burst() {
+	_others=$cr_tracked
+	fsop burst "$1" "$2" >"/tmp/cr_burst$cr_thr" || return 1
+	: >"/tmp/cr_others$cr_thr"
+	if [ -n "$_others" ]; then
+		# shellcheck disable=SC2086 # a list of paths
+		fsop state $_others >"/tmp/cr_others$cr_thr" || return 1
+	fi
+	_i=0
+	# shellcheck disable=SC2094 # the burst's lines are read twice, not written
+	while IFS= read -r _l; do
+		_i=$((_i + 1))
+		cr_k=$((cr_k + 1))
+		cr_track "$1/s$_i"
+		{
+			sed "s/^/pre $cr_k /" "/tmp/cr_others$cr_thr"
+			sed -n "1,${_i}s/^/pre $cr_k /p" "/tmp/cr_burst$cr_thr"
+		} >>"$cr_manifest"
+		cr_rec fsync "$_l"
+	done <"/tmp/cr_burst$cr_thr"
+	[ "$_i" = "$2" ] || { echo "fsop burst $1 $2: $_i state line(s)"; return 1; }
+}
+
 # cr_step LINE: run one workload step in $CR_MNT (the cwd).
 cr_step() {
 	# shellcheck disable=SC2086 # the step's words
@@ -319,6 +349,12 @@ cr_step() {
 		return
 		;;
 	many)
+		if [ -z "$cr_markdev" ]; then
+			# no marks to send: the whole burst in one process,
+			# fsyncs back to back (threads race each other's)
+			cr_many_burst "$1" "$2"
+			return
+		fi
 		_i=1
 		while [ "$_i" -le "$2" ]; do
 			cr_k=$((cr_k + 1))
