@@ -47,9 +47,11 @@ crash_boot() {
 	truncate -s 192M "$out.aux.img"
 	# boot, then ~4 s a case under TCG, twice that on a busy host;
 	# log-writes cases check many points, idem-logwrites ones mount a
-	# dozen times, threaded ones run more steps
-	t=$((120 + 10 * n + 30 * $(grep -c ' logwrites \| auto \|^cseed ' "$plan") +
-		60 * $(grep -c ' idem-logwrites ' "$plan")))
+	# dozen times, concurrent seeds run more steps (a seed's auto
+	# method is one of those in 1 of 8)
+	t=$((120 + 10 * n + 30 * $(grep -c ' logwrites ' "$plan") +
+		60 * $(grep -c ' idem-logwrites ' "$plan") + 5 * $(grep -c ' auto ' "$plan") +
+		20 * $(grep -c '^cseed ' "$plan")))
 	local files=(-f "$TOP/tests/lib/guest.sh" -f "$CRASH_DIR/lib/crash.sh"
 		-f "$CRASH_DIR/lib/opcases" -f "$plan")
 	local f
