@@ -809,14 +809,35 @@ static int (*const fc_apply[EXT4_FC_TAG_HEAD + 1])(struct fc_walk *w,
 	[EXT4_FC_TAG_TAIL] = fc_apply_tail,
 };
 
-/* One line on why the walk stops at r. */
+/*
+ * One line on why the walk stops at r.  Where the log simply ends (quiet,
+ * and a HEAD or TAIL of another transaction, or nothing written at the
+ * start of a block) it says so, calmly; anything else reads as damage.
+ */
 static void fc_refuse(struct fc_walk *w, bool quiet)
 {
 	const struct fcp_stop *st = &w->rs->rs_parse.stop;
 	const char *name = fcp_tag_name(st->tag);
 	struct ext4_fc_replay_state *rs = w->rs;
 	char val[24] = "";
+	char what[96];
 
+	if (quiet && (st->eol || (!st->off && !st->tag && !st->len))) {
+		if (!st->eol)
+			strscpy(what, "nothing written there", sizeof(what));
+		else if (st->has_bad)
+			snprintf(what, sizeof(what), "%s record: %s, tid %llu",
+				 name ? name : "unknown", st->why, st->bad);
+		else
+			snprintf(what, sizeof(what), "%s record: %s",
+				 name ? name : "unknown", st->why);
+		ext4_msg(w->sb, KERN_INFO,
+			 "fast commit %s: the log ends at fc block %u byte %u (%s; tag %u, len %u); tid %u: %d fast commit(s), %d records kept",
+			 w->pass == PASS_SCAN ? "scan" : "replay", st->blk,
+			 st->off, what, st->tag, st->len, w->tid,
+			 rs->rs_commits, rs->rs_tags_valid);
+		return;
+	}
 	if (st->has_bad)
 		snprintf(val, sizeof(val), " %llu", st->bad);
 	ext4_msg(w->sb, quiet ? KERN_INFO : KERN_WARNING,
