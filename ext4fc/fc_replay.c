@@ -47,7 +47,8 @@
  * jbd2 syncs the device before it declares the journal recovered.
  *
  * Inodes.  An INODE record is laid over the inode on disk, but for the
- * block map, which the range records keep up to date.  An inode number
+ * block map, which the range records keep up to date, and the orphan
+ * list link (i_dtime), which follows the list on disk.  An inode number
  * that was free before (its bitmap bit clear) starts from zeroes: the
  * table still holds a deleted inode's tree and xattrs there.
  *
@@ -527,7 +528,10 @@ static bool fc_iblock_is_content(const u8 *raw)
  * Lay the logged inode (len bytes) over the on-disk one.  An inode that
  * was not in use before (@fresh) starts from zeroes: what the table holds
  * there is a deleted inode's, or never written, and its block map or
- * in-inode xattrs must not come back to life.
+ * in-inode xattrs must not come back to life.  i_dtime of an inode in use
+ * links the orphan list; the list replay goes by is the one on disk (the
+ * superblock's), so the on-disk link stays, and an inode new to the disk
+ * is on no list: a logged link (the inode was mid-truncate) would dangle.
  */
 static void fc_merge_raw_inode(struct ext4_inode *disk, const u8 *raw,
 			       int len, int isize, bool fresh)
@@ -535,10 +539,14 @@ static void fc_merge_raw_inode(struct ext4_inode *disk, const u8 *raw,
 	const size_t from = offsetof(struct ext4_inode, i_block);
 	const size_t to = offsetofend(struct ext4_inode, i_block);
 	struct ext4_extent_header *eh = (void *)disk->i_block;
+	__le32 dtime = disk->i_dtime;
 
-	if (fresh)
+	if (fresh) {
 		memset(disk, 0, isize);
+		dtime = 0;
+	}
 	memcpy(disk, raw, from);
+	disk->i_dtime = dtime;
 	memcpy((u8 *)disk + to, raw + to, len - to);
 	if (fc_iblock_is_content(raw)) {
 		memcpy(disk->i_block, raw + from, to - from);
