@@ -81,6 +81,8 @@ help:
 	@echo "make run            demo: mount ext4fc in QEMU, fsync, power cut, replay"
 	@echo "make check          the test suite in QEMU (fstests-like output)"
 	@echo "make crash-long     randomized crash workloads: SEEDS=N (1000) START=M (1)"
+	@echo "make stress         fsstress on dm-log-writes, replayed to every FUA write, ext4fc"
+	@echo "                    beside stock ext4: SEEDS=N (20) START=M MIX=fsync|default|both"
 	@echo "make corrupt-images corrupted fast-commit areas mounted in QEMU: N=images (500) START=M (0)"
 	@echo "make bench          benchmarks, ~12 min: ext4fc vs stock ext4, fc on/off (build/bench)"
 	@echo "make bench-full     the same, longer runs and more repetitions (build/bench-full)"
@@ -220,7 +222,7 @@ run: all
 	$(Q)$(TOP)/tests/demo.sh
 
 # The fuzz test needs clang; without it, it says so and is skipped.
-check: all $(if $(shell command -v clang),$(FUZZER))
+check: all stress-helpers $(if $(shell command -v clang),$(FUZZER))
 	$(Q)$(TOP)/tests/check.sh
 
 # Randomized crash workloads at length (tests/crash/long.sh): seeds
@@ -230,6 +232,19 @@ START ?= 1
 .PHONY: crash-long
 crash-long: all
 	$(Q)$(TOP)/tests/crash/long.sh $(SEEDS) $(START)
+
+# Crash consistency under concurrent stress (tests/stress/run.sh): fstests'
+# fsstress on dm-log-writes, the log replayed to every FUA write, each
+# point mounted and e2fsck'd; ext4fc beside stock ext4 in the same boots.
+# SEEDS (20 here) START MIX=fsync|default|both FS="ext4fc ext4"; more
+# options in STRESS_ARGS (tests/stress/run.sh --help).
+MIX ?= both
+FS ?= ext4fc ext4
+STRESS_SEEDS := $(if $(filter command line environment,$(origin SEEDS)),$(SEEDS),20)
+.PHONY: stress
+stress: all stress-helpers
+	$(Q)$(TOP)/tests/stress/run.sh --seeds $(STRESS_SEEDS) --start $(START) \
+		--mix $(MIX) --fs "$(FS)" $(STRESS_ARGS)
 
 # Corrupted fast-commit areas mounted in the guest (tests/corrupt): N
 # images from START, a QEMU boot per BATCH (100).
