@@ -715,13 +715,19 @@ static void fc_dentry_put(struct fc_dentry *d)
 	iput(d->inode);
 }
 
-/* Add the name; 1 if added, 0 if it was there already, or an error. */
+/*
+ * Add the name; 1 if added, 0 if it was there already (for this inode or,
+ * the name having been reused since, for another), or an error.
+ */
 static int fc_add_name(struct inode *dir, struct inode *inode,
 		       const struct qstr *name)
 {
 	struct dentry *parent, *dentry;
 	int err;
 
+	err = ext4_fc_replay_name_ino(dir, name);
+	if (err)
+		return err < 0 ? err : 0;
 	ihold(dir);		/* d_obtain_alias() takes a reference */
 	parent = d_obtain_alias(dir);
 	if (IS_ERR(parent))
@@ -736,8 +742,6 @@ static int fc_add_name(struct inode *dir, struct inode *inode,
 	}
 	d_drop(parent);
 	dput(parent);
-	if (err == -EEXIST)
-		return 0;
 	return err ? err : 1;
 }
 
