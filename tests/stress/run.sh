@@ -136,8 +136,10 @@ if [[ -d $out/fail ]] && compgen -G "$out/fail/*.txt" >/dev/null; then
 	echo
 	echo "failed points (first complaint; the rest in the file):"
 	for f in "$out"/fail/*.txt; do
-		first=$(grep -m1 -E 'should be|exceeds|invalid|Unattached|Duplicate|count wrong|failed|error|Error' "$f" | head -n 1)
-		printf '  %s: %s\n' "$(basename "$f" .txt)" "${first:-$(sed -n 2p "$f")}"
+		# the mount's complaint, or e2fsck's first finding
+		first=$(awk 'NR == 1 && / failed/ { print; exit }
+			/^(e2fsck |Pass |\/dev\/|$)/ { next } NR > 1 { print; exit }' "$f")
+		printf '  %s: %s\n' "$(basename "$f" .txt)" "${first:-see the file}"
 	done | sort -V
 	echo "  (files: ${out#"$top"/}/fail/; one again: make stress FS=FS MIX=MIX START=SEED SEEDS=1)"
 fi
