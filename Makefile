@@ -107,6 +107,8 @@ help:
 	@echo "make bench          benchmarks, ~12 min: ext4fc vs stock ext4, fc on/off (build/bench)"
 	@echo "make bench-full     the same, longer runs and more repetitions (build/bench-full)"
 	@echo "make crash-long     randomized crash workloads: SEEDS=N (1000) START=M (1)"
+	@echo "make stress         fsstress on dm-log-writes, replayed to every FUA write, ext4fc"
+	@echo "                    beside stock ext4: SEEDS=N (20) START=M MIX=fsync|default|both"
 	@echo "make corrupt-images corrupted fast-commit areas mounted in QEMU: N=images (500) START=M (0)"
 	@echo "make fuzz           libFuzzer+ASan on the fc record parser: SECONDS=N (60)"
 	@echo "make deps           install the Debian packages every target needs (as root)"
@@ -258,7 +260,7 @@ check:
 	$(Q)$(TOP)/tests/check.sh
 
 # The fuzz test needs clang; without it, it says so and is skipped.
-check-build: all $(if $(shell command -v clang),$(FUZZER))
+check-build: all stress-helpers $(if $(shell command -v clang),$(FUZZER))
 
 # Randomized crash workloads at length (tests/crash/long.sh): seeds
 # START..START+SEEDS-1, a QEMU boot per BATCH (100) seeds.
@@ -267,6 +269,19 @@ START ?= 1
 .PHONY: crash-long
 crash-long: all
 	$(Q)$(TOP)/tests/crash/long.sh $(SEEDS) $(START)
+
+# Crash consistency under concurrent stress (tests/stress/run.sh): fstests'
+# fsstress on dm-log-writes, the log replayed to every FUA write, each
+# point mounted and e2fsck'd; ext4fc beside stock ext4 in the same boots.
+# SEEDS (20 here) START MIX=fsync|default|both FS="ext4fc ext4"; more
+# options in STRESS_ARGS (tests/stress/run.sh --help).
+MIX ?= both
+FS ?= ext4fc ext4
+STRESS_SEEDS := $(if $(filter command line environment,$(origin SEEDS)),$(SEEDS),20)
+.PHONY: stress
+stress: all stress-helpers
+	$(Q)$(TOP)/tests/stress/run.sh --seeds $(STRESS_SEEDS) --start $(START) \
+		--mix $(MIX) --fs "$(FS)" $(STRESS_ARGS)
 
 # Corrupted fast-commit areas mounted in the guest (tests/corrupt): N
 # images from START, a QEMU boot per BATCH (100).

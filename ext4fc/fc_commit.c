@@ -29,10 +29,15 @@
  *     name operations.
  *
  *   New entries go to the FC_Q_MAIN generation, unless a commit (fast or
- *   full) is running: then they go to FC_Q_STAGING, and the cleanup after
- *   that commit splices STAGING behind MAIN.  So a commit only ever walks
- *   entries that existed when it started, and what changes meanwhile is
- *   kept for the next one.
+ *   full) owns the journal: then they go to FC_Q_STAGING, and the cleanup
+ *   after that commit splices STAGING behind MAIN.  The journal is owned a
+ *   little longer than updates are locked (from the claim until handles
+ *   drain, and from the cleanup until the hand-over), so a fast commit
+ *   splices STAGING behind MAIN once more when it freezes the queues, with
+ *   no handle running: every change completed before the freeze is in
+ *   that commit.  An fsync that waited for a fast commit relies on it
+ *   (ext4_fc_commit()).  A commit walks only what it froze; what changes
+ *   after the freeze is kept for the next one.
  *
  * Locking
  *
@@ -63,8 +68,8 @@
  *
  *   1. jbd2_fc_begin_commit(): wait out a running commit; if it covered
  *      our transaction we are done ("skipped").
- *   2. Freeze the MAIN queues: every queued inode, and every inode a
- *      queued create names, gets EXT4_STATE_FC_COMMITTING.
+ *   2. Freeze the queues (STAGING joins MAIN): every queued inode, and
+ *      every inode a queued create names, gets EXT4_STATE_FC_COMMITTING.
  *   3. Write and wait for their data (ordered mode: the blocks the new
  *      extents point at must be on disk before the records that point at
  *      them).
@@ -77,8 +82,8 @@
  *      block: the rest of a block that can't hold the next record is a
  *      PAD; the tail fills its block, so the next fast commit starts on a
  *      new one.  Only the block holding the tail is written with
- *      preflush+FUA: it orders all the earlier blocks and makes the commit
- *      durable at once.
+ *      preflush+FUA, after the commit's earlier blocks have completed: its
+ *      flush makes them durable, its FUA the tail itself.
  *   5. Wait for the fc buffers, jbd2_fc_end_commit(); the cleanup callback
  *      empties MAIN and promotes STAGING.
  *
@@ -134,6 +139,15 @@ static struct list_head *fc_generation(struct ext4_sb_info *sbi,
 			     JBD2_FAST_COMMIT_ONGOING;
 
 	return &q[(sbi->s_journal->j_flags & busy) ? FC_Q_STAGING : FC_Q_MAIN];
+}
+
+/* STAGING goes behind MAIN, in order; s_fc_lock held. */
+static void fc_promote_staging(struct ext4_sb_info *sbi)
+{
+	list_splice_tail_init(&sbi->s_fc_q[FC_Q_STAGING],
+			      &sbi->s_fc_q[FC_Q_MAIN]);
+	list_splice_tail_init(&sbi->s_fc_dentry_q[FC_Q_STAGING],
+			      &sbi->s_fc_dentry_q[FC_Q_MAIN]);
 }
 
 static void fc_forget_range(struct ext4_inode_info *ei)
@@ -385,9 +399,20 @@ void ext4_fc_track_unlink(handle_t *handle, struct dentry *dentry)
 	__ext4_fc_track_unlink(handle, d_inode(dentry), dentry);
 }
 
+/*
+ * link(2) (rename tracks its halves itself).  A link that leaves the
+ * inode one name is an O_TMPFILE file's first: for replay that inode does
+ * not exist yet, so it is tracked as a create, which logs the inode
+ * before its name.
+ */
 void ext4_fc_track_link(handle_t *handle, struct dentry *dentry)
 {
-	__ext4_fc_track_link(handle, d_inode(dentry), dentry);
+	struct inode *inode = d_inode(dentry);
+
+	if (inode->i_nlink == 1)
+		__ext4_fc_track_create(handle, inode, dentry);
+	else
+		__ext4_fc_track_link(handle, inode, dentry);
 }
 
 void ext4_fc_track_create(handle_t *handle, struct dentry *dentry)
@@ -438,6 +463,14 @@ void ext4_fc_track_range(handle_t *handle, struct inode *inode,
 	if (ext4_has_inline_data(inode)) {
 		/* the data lives in the inode's xattr space */
 		ext4_fc_mark_ineligible(inode->i_sb, EXT4_FC_REASON_XATTR,
+					handle);
+		return;
+	}
+
+	if (inode->i_ino >= EXT4_FIRST_INO(inode->i_sb) &&
+	    !ext4_test_inode_flag(inode, EXT4_INODE_EXTENTS)) {
+		/* ranges replay into extent trees only */
+		ext4_fc_mark_ineligible(inode->i_sb, EXT4_FC_REASON_NO_EXTENTS,
 					handle);
 		return;
 	}
@@ -600,18 +633,25 @@ static int fc_log_head(struct fc_writer *w)
 /*
  * TAIL: its length runs to the end of the block, so nothing else goes in
  * that block; the crc covers everything up to and including the tid.
+ * Its block goes out with preflush+FUA once the commit's earlier blocks
+ * are written: a flush covers only completed writes, and a commit torn
+ * after fsync returned would fail its crc and take the whole commit.
  */
 static int fc_log_tail(struct fc_writer *w)
 {
 	int bsize = w->journal->j_blocksize;
 	__le32 tid = cpu_to_le32(w->tid);
 	__le32 crc;
-	int rest;
+	int rest, err;
 	u8 *pos;
 
 	pos = fc_reserve(w, EXT4_FC_TAG_BASE_LEN + sizeof(struct ext4_fc_tail));
 	if (IS_ERR(pos))
 		return PTR_ERR(pos);
+	/* the tail's flush must find the commit's other blocks written */
+	err = jbd2_fc_wait_sent(w->journal, w->blocks - 1);
+	if (err)
+		return err;
 	rest = bsize - w->sbi->s_fc_bytes % bsize;
 	fc_put_tl(w, &pos, EXT4_FC_TAG_TAIL,
 		  sizeof(struct ext4_fc_tail) + rest);
@@ -751,9 +791,14 @@ static int fc_log_ranges(struct fc_writer *w, struct inode *inode)
 }
 
 /*
- * Freeze what this commit covers: every inode of the MAIN queue and every
- * inode a queued create names is marked committing (the latter are moved
- * to MAIN if they are not there, so the cleanup releases them).
+ * Freeze what this commit covers.  No handle runs now (updates are
+ * locked), so everything queued is complete: STAGING joins MAIN (what
+ * handles queued while the journal was being claimed, or after the last
+ * commit's cleanup and before its hand-over, belongs in this commit: the
+ * fsync that waited for that commit counts on this one).  Then every
+ * inode of MAIN and every inode a queued create names is marked
+ * committing (the latter are moved to MAIN if they are not there, so
+ * the cleanup releases them).
  */
 static void fc_freeze(struct ext4_sb_info *sbi)
 {
@@ -762,12 +807,12 @@ static void fc_freeze(struct ext4_sb_info *sbi)
 	struct ext4fc_dentry *fd;
 
 	spin_lock(&sbi->s_fc_lock);
+	fc_promote_staging(sbi);
 	list_for_each_entry(fd, &sbi->s_fc_dentry_q[FC_Q_MAIN], fd_queue) {
 		if (list_empty(&fd->fd_inode))
 			continue;
 		ei = list_first_entry(&fd->fd_inode, struct ext4_inode_info,
 				      i_fc_dilist);
-		/* (it may sit in STAGING if it was queued as a commit ended) */
 		list_move_tail(&ei->i_fc_list, inodes);
 	}
 	list_for_each_entry(ei, inodes, i_fc_list)
@@ -1011,10 +1056,7 @@ static void fc_cleanup(journal_t *journal, int full, tid_t tid)
 	list_splice_init(&sbi->s_fc_dentry_q[FC_Q_MAIN], &names);
 	list_for_each_entry(fd, &names, fd_queue)
 		list_del_init(&fd->fd_inode);
-	list_splice_tail_init(&sbi->s_fc_q[FC_Q_STAGING],
-			      &sbi->s_fc_q[FC_Q_MAIN]);
-	list_splice_tail_init(&sbi->s_fc_dentry_q[FC_Q_STAGING],
-			      &sbi->s_fc_dentry_q[FC_Q_MAIN]);
+	fc_promote_staging(sbi);
 	if (full)
 		sbi->s_fc_bytes = 0;
 	if (tid_geq(tid, sbi->s_fc_ineligible_tid)) {
@@ -1074,6 +1116,7 @@ static const struct {
 	{ EXT4_FC_REASON_FALLOC_RANGE, "Falloc range op" },
 	{ EXT4_FC_REASON_INODE_JOURNAL_DATA, "Data journalling" },
 	{ EXT4_FC_REASON_ENCRYPTED_FILENAME, "Encrypted filename" },
+	{ EXT4_FC_REASON_NO_EXTENTS, "Block-mapped file" },
 };
 
 /*

@@ -111,7 +111,8 @@ enum {
 	EXT4_FC_REASON_FALLOC_RANGE = 7,
 	EXT4_FC_REASON_INODE_JOURNAL_DATA = 8,
 	EXT4_FC_REASON_ENCRYPTED_FILENAME = 9,
-	EXT4_FC_REASON_MAX = 10
+	EXT4_FC_REASON_NO_EXTENTS = 10,	/* ours: a file without an extent tree */
+	EXT4_FC_REASON_MAX = 11
 };
 
 #if defined(__KERNEL__) && !defined(EXT4FC_FORMAT_ONLY)
@@ -179,6 +180,10 @@ void ext4_fc_init_sb(struct super_block *sb);
 /* fc_replay.c */
 int ext4fc_replay_block(journal_t *journal, struct buffer_head *bh,
 			enum passtype pass, int off, tid_t expected_tid);
+
+/* namei.c (our patch): the inode a name refers to, for replay. */
+struct qstr;
+int ext4_fc_replay_name_ino(struct inode *dir, const struct qstr *name);
 
 #endif /* __KERNEL__ && !EXT4FC_FORMAT_ONLY */
 

@@ -46,13 +46,24 @@
  * a journal (EXT4_FC_REPLAY in s_mount_state tells the rest of ext4 so);
  * jbd2 syncs the device before it declares the journal recovered.
  *
- * Settling.  After the last record the inodes replay touched are walked:
- * their extent trees are merged where they can be, every data and index
- * block they map is marked in use, i_blocks is recomputed.  Blocks freed
- * along the way and mapped by nobody stay free.
+ * Inodes.  An INODE record is laid over the inode on disk, but for the
+ * block map, which the range records keep up to date, and the orphan
+ * list link (i_dtime), which follows the list on disk.  An inode number
+ * that was free before (its bitmap bit clear) starts from zeroes: the
+ * table still holds a deleted inode's tree and xattrs there.
  *
- * Directories get three fixes the log leaves implicit.  One that gained
- * a name is settled too: a block it took for the name was allocated
+ * Settling.  After the last record the inodes replay touched are walked:
+ * written blocks past the end of the file are dropped (a truncate the
+ * fast commit caught between its size update and its block removal is
+ * finished, as orphan recovery would), extents are merged where they can
+ * be, every data and tree block they map is marked in use, and i_blocks
+ * is counted afresh (data, tree blocks, an external xattr block).
+ * Blocks freed along the way and mapped by nobody stay free.
+ *
+ * Directories get four fixes the log leaves implicit.  A created one is
+ * given its first block only if it has none (a create made as a full
+ * commit began is in that commit and logged again after it).  One that
+ * gained a name is settled too: a block it took for the name was allocated
  * without quota, so i_blocks never counted it.  A new subdirectory adds a
  * link to its parent (its ".."), a removed one takes it away and is itself
  * deleted.  When the parent's own INODE record was applied in the same
@@ -61,8 +72,12 @@
  * Malformed input never crashes and never writes: the scan refuses it and
  * replay stops short of it.  The replay pass parses with the same checks,
  * so a block that changed between the passes is refused there as well.
- * Errors while applying a valid record (no memory, I/O) fail recovery and
- * thereby the mount; the journal is left to be recovered again.
+ * A valid record that can't be applied is one of two kinds.  No memory
+ * or an I/O error fail recovery and thereby the mount; the journal is
+ * left to be recovered again.  Any other error would come back at every
+ * mount: replay stops at that record, settles what came before it, marks
+ * the file system with errors (e2fsck will check it) and the mount goes
+ * on (fc_replay_failed()).
  */
 
 #include "ext4.h"
@@ -509,15 +524,29 @@ static bool fc_iblock_is_content(const u8 *raw)
 	return false;
 }
 
-/* Lay the logged inode (len bytes) over the on-disk one. */
+/*
+ * Lay the logged inode (len bytes) over the on-disk one.  An inode that
+ * was not in use before (@fresh) starts from zeroes: what the table holds
+ * there is a deleted inode's, or never written, and its block map or
+ * in-inode xattrs must not come back to life.  i_dtime of an inode in use
+ * links the orphan list; the list replay goes by is the one on disk (the
+ * superblock's), so the on-disk link stays, and an inode new to the disk
+ * is on no list: a logged link (the inode was mid-truncate) would dangle.
+ */
 static void fc_merge_raw_inode(struct ext4_inode *disk, const u8 *raw,
-			       int len)
+			       int len, int isize, bool fresh)
 {
 	const size_t from = offsetof(struct ext4_inode, i_block);
 	const size_t to = offsetofend(struct ext4_inode, i_block);
 	struct ext4_extent_header *eh = (void *)disk->i_block;
+	__le32 dtime = disk->i_dtime;
 
+	if (fresh) {
+		memset(disk, 0, isize);
+		dtime = 0;
+	}
 	memcpy(disk, raw, from);
+	disk->i_dtime = dtime;
 	memcpy((u8 *)disk + to, raw + to, len - to);
 	if (fc_iblock_is_content(raw)) {
 		memcpy(disk->i_block, raw + from, to - from);
@@ -565,6 +594,33 @@ static int fc_mark_used(struct super_block *sb, u32 ino, bool is_dir)
 	return fc_write_now(gd_bh);
 }
 
+/*
+ * Was ino in use before this record?  The inode bitmap says; a group or
+ * part of the inode table that was never used says no without it.
+ */
+static int fc_inode_in_use(struct super_block *sb, u32 ino)
+{
+	u32 per_group = EXT4_INODES_PER_GROUP(sb);
+	u32 bit = (ino - 1) % per_group;
+	struct ext4_group_desc *gd;
+	struct buffer_head *bh;
+	int used;
+
+	gd = ext4_get_group_desc(sb, (ino - 1) / per_group, NULL);
+	if (!gd)
+		return -EFSCORRUPTED;
+	if (ext4_has_group_desc_csum(sb) &&
+	    (gd->bg_flags & cpu_to_le16(EXT4_BG_INODE_UNINIT) ||
+	     bit >= per_group - ext4_itable_unused_count(sb, gd)))
+		return 0;
+	bh = sb_bread(sb, ext4_inode_bitmap(sb, gd));
+	if (!bh)
+		return -EIO;
+	used = ext4_test_bit(bit, bh->b_data);
+	brelse(bh);
+	return used;
+}
+
 static int fc_apply_inode(struct fc_walk *w, const struct fcp_rec *r)
 {
 	struct super_block *sb = w->sb;
@@ -573,7 +629,7 @@ static int fc_apply_inode(struct fc_walk *w, const struct fcp_rec *r)
 	struct ext4fc_touched *t;
 	struct ext4_iloc iloc;
 	struct inode *inode;
-	int err;
+	int used, err;
 
 	/* An inode logged without links is on its way out: leave it be. */
 	if (!get_unaligned_le16(FC_RAW(raw, i_links_count)))
@@ -590,11 +646,15 @@ static int fc_apply_inode(struct fc_walk *w, const struct fcp_rec *r)
 			ext4_ext_clear_bb(inode);
 		iput(inode);
 	}
+	used = fc_inode_in_use(sb, ino);
+	if (used < 0)
+		return used;
 
 	err = ext4_get_fc_inode_loc(sb, ino, &iloc);
 	if (err)
 		return err;
-	fc_merge_raw_inode(ext4_raw_inode(&iloc), raw, r->v.ino.len);
+	fc_merge_raw_inode(ext4_raw_inode(&iloc), raw, r->v.ino.len,
+			   EXT4_INODE_SIZE(sb), !used);
 	err = fc_write_now(iloc.bh);
 	if (!err)
 		err = fc_mark_used(sb, ino, S_ISDIR(r->v.ino.mode));
@@ -606,8 +666,6 @@ static int fc_apply_inode(struct fc_walk *w, const struct fcp_rec *r)
 		err = PTR_ERR(inode);
 		goto out;
 	}
-	if (fc_extent_mapped(inode))
-		ext4_ext_replay_set_iblocks(inode);
 	ext4_inode_csum_set(inode, ext4_raw_inode(&iloc), EXT4_I(inode));
 	err = fc_write_now(iloc.bh);
 	iput(inode);
@@ -657,13 +715,19 @@ static void fc_dentry_put(struct fc_dentry *d)
 	iput(d->inode);
 }
 
-/* Add the name; 1 if added, 0 if it was there already, or an error. */
+/*
+ * Add the name; 1 if added, 0 if it was there already (for this inode or,
+ * the name having been reused since, for another), or an error.
+ */
 static int fc_add_name(struct inode *dir, struct inode *inode,
 		       const struct qstr *name)
 {
 	struct dentry *parent, *dentry;
 	int err;
 
+	err = ext4_fc_replay_name_ino(dir, name);
+	if (err)
+		return err < 0 ? err : 0;
 	ihold(dir);		/* d_obtain_alias() takes a reference */
 	parent = d_obtain_alias(dir);
 	if (IS_ERR(parent))
@@ -678,8 +742,6 @@ static int fc_add_name(struct inode *dir, struct inode *inode,
 	}
 	d_drop(parent);
 	dput(parent);
-	if (err == -EEXIST)
-		return 0;
 	return err ? err : 1;
 }
 
@@ -726,6 +788,15 @@ static int fc_apply_link(struct fc_walk *w, const struct fcp_rec *r)
 	return ret < 0 ? ret : 0;
 }
 
+/* Does lblk of inode map a block?  1, 0, or an error. */
+static int fc_has_block(struct inode *inode, ext4_lblk_t lblk)
+{
+	struct ext4_map_blocks map = { .m_lblk = lblk, .m_len = 1 };
+	int ret = ext4_map_blocks(NULL, inode, &map, 0);
+
+	return ret > 0 ? 1 : ret;
+}
+
 /*
  * CREAT follows the new inode's INODE record (and its ranges): what is left
  * is the name, and for a directory its first block with "." and "..".
@@ -749,9 +820,20 @@ static int fc_apply_create(struct fc_walk *w, const struct fcp_rec *r)
 		return 0;
 	nlink = d.inode->i_nlink;	/* as logged: linking must not add */
 	is_dir = S_ISDIR(d.inode->i_mode);
-	/* an inline directory came with its entries in the INODE record */
-	if (is_dir && !ext4_has_inline_data(d.inode))
-		ret = ext4_init_new_dir(NULL, d.dir, d.inode);
+	/*
+	 * A directory without a first block gets one with "." and "..".  One
+	 * that has it is set up already: by the transaction the full commit
+	 * carried (a create made as that commit began is logged again after
+	 * it), or by an earlier, interrupted replay; its entries stay.  An
+	 * inline directory came with its entries in the INODE record.
+	 */
+	if (is_dir && !ext4_has_inline_data(d.inode)) {
+		ret = fc_has_block(d.inode, 0);
+		if (!ret)
+			ret = ext4_init_new_dir(NULL, d.dir, d.inode);
+		else if (ret > 0)
+			ret = 0;
+	}
 	if (!ret)
 		ret = fc_add_name(d.dir, d.inode, &d.name);
 	if (ret > 0 && is_dir)
@@ -893,39 +975,114 @@ static int fc_scan_block(struct fc_walk *w, struct fcp_cursor *c)
 
 /* Replay. */
 
-/* Count the blocks of a changed inode in, now that its tree is final. */
+/*
+ * Written blocks past the end of the file: a truncate that a fast commit
+ * caught between its two handles (the new size logged, the blocks not yet
+ * gone), or one cut short by a journal restart.  Finish it, as orphan
+ * recovery finishes it after a full commit.  Unwritten extents there are
+ * preallocation (fallocate KEEP_SIZE) and stay.
+ */
+static int fc_drop_past_eof(struct inode *inode)
+{
+	ext4_lblk_t lblk = fc_size_blocks(inode);
+	struct ext4_map_blocks map;
+	int ret;
+
+	while (lblk < EXT_MAX_BLOCKS) {
+		map.m_lblk = lblk;
+		map.m_len = EXT_MAX_BLOCKS - lblk;
+		map.m_flags = 0;
+		ret = ext4_map_blocks(NULL, inode, &map, 0);
+		if (ret < 0)
+			return ret;
+		if (!map.m_len)
+			break;
+		if (ret > 0 && !(map.m_flags & EXT4_MAP_UNWRITTEN)) {
+			down_write(&EXT4_I(inode)->i_data_sem);
+			ret = ext4_ext_remove_space(inode, lblk, lblk + map.m_len - 1);
+			up_write(&EXT4_I(inode)->i_data_sem);
+			if (ret)
+				return ret;
+		}
+		lblk += map.m_len;
+	}
+	return 0;
+}
+
+/*
+ * Mark every block the extent tree takes in use, data and tree nodes
+ * below the root, and count them.  The tree is walked extent by extent in
+ * logical order, so each node is met in one stretch: it is counted when
+ * the path first leads through it.
+ */
+static s64 fc_mark_tree(struct inode *inode)
+{
+	ext4_fsblk_t node[EXT4_MAX_EXTENT_DEPTH] = {};
+	struct super_block *sb = inode->i_sb;
+	struct ext4_ext_path *path;
+	struct ext4_extent *ex;
+	ext4_lblk_t lblk = 0, start, next;
+	s64 blocks = 0;
+	int d, len;
+
+	while (lblk < EXT_MAX_BLOCKS) {
+		path = ext4_find_extent(inode, lblk, NULL, 0);
+		if (IS_ERR(path))
+			return PTR_ERR(path);
+		for (d = 0; d < path->p_depth && d < EXT4_MAX_EXTENT_DEPTH; d++) {
+			if (path[d].p_block == node[d])
+				continue;
+			node[d] = path[d].p_block;
+			ext4_mb_mark_bb(sb, node[d], 1, 1);
+			blocks++;
+		}
+		ex = path[path->p_depth].p_ext;
+		next = EXT_MAX_BLOCKS;
+		if (ex) {
+			start = le32_to_cpu(ex->ee_block);
+			len = ext4_ext_get_actual_len(ex);
+			if (start + len > lblk) {
+				ext4_mb_mark_bb(sb, ext4_ext_pblock(ex), len, 1);
+				blocks += len;
+				next = start + len;
+			} else {
+				next = ext4_ext_next_allocated_block(path);
+			}
+		}
+		ext4_free_ext_path(path);
+		if (next <= lblk)
+			break;	/* a tree that leads nowhere new */
+		lblk = next;
+	}
+	return blocks;
+}
+
+/*
+ * A changed inode, now that replay is done with it: finish a truncate it
+ * was caught in, merge its extents where they can be, mark what it maps
+ * in use and count i_blocks afresh: data, tree nodes and an external
+ * xattr block.
+ */
 static void fc_settle_inode(struct super_block *sb, u32 ino)
 {
-	struct ext4_map_blocks map;
-	struct ext4_ext_path *path;
 	struct inode *inode;
-	int ret, depth;
+	s64 blocks;
 
 	inode = fc_iget(sb, ino);
 	if (!inode)
 		return;
 	if (!fc_extent_mapped(inode))
 		goto out;
+	if (fc_drop_past_eof(inode))
+		goto out;
 	ext4_ext_replay_shrink_inode(inode, fc_size_blocks(inode));
-	map.m_lblk = 0;
-	while (map.m_lblk < EXT_MAX_BLOCKS) {
-		map.m_len = EXT_MAX_BLOCKS - map.m_lblk;
-		ret = ext4_map_blocks(NULL, inode, &map, 0);
-		if (ret < 0)
-			break;
-		if (ret > 0) {
-			ext4_mb_mark_bb(sb, map.m_pblk, map.m_len, 1);
-			path = ext4_find_extent(inode, map.m_lblk, NULL, 0);
-			if (!IS_ERR(path)) {
-				for (depth = 0; depth < path->p_depth; depth++)
-					ext4_mb_mark_bb(sb, path[depth].p_block,
-							1, 1);
-				ext4_free_ext_path(path);
-			}
-		}
-		map.m_lblk += max_t(u32, map.m_len, 1);
-	}
-	ext4_ext_replay_set_iblocks(inode);
+	blocks = fc_mark_tree(inode);
+	if (blocks < 0)
+		goto out;
+	if (EXT4_I(inode)->i_file_acl)
+		blocks += EXT4_C2B(EXT4_SB(sb), 1);
+	inode->i_blocks = blocks << (sb->s_blocksize_bits - 9);
+	ext4_mark_inode_dirty(NULL, inode);
 out:
 	iput(inode);
 }
@@ -987,6 +1144,35 @@ static int fc_replay_begin(struct fc_walk *w)
 	return JBD2_FC_REPLAY_CONTINUE;
 }
 
+/*
+ * A valid record could not be applied.  Out of memory or an I/O error may
+ * not happen next time: fail the mount and keep the journal, so that the
+ * next mount replays it all.  Anything else (no space, a state the
+ * record can't be laid over) would fail every mount of the file system
+ * forever: stop here instead, keep what the records before it did, and
+ * mark the file system with errors, so that e2fsck checks it.
+ */
+static int fc_replay_failed(struct fc_walk *w, const struct fcp_rec *r,
+			    int err)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(w->sb);
+
+	if (err == -ENOMEM || err == -EIO) {
+		ext4_msg(w->sb, KERN_ERR,
+			 "fast commit replay: %s record for inode %u at fc block %u byte %u failed: %d; the journal is kept for the next mount",
+			 fcp_tag_name(r->tag), fc_rec_ino(r), r->blk, r->off,
+			 err);
+		w->rs->rs_stopped = true;
+		return err;
+	}
+	ext4_msg(w->sb, KERN_ERR,
+		 "fast commit replay: %s record for inode %u at fc block %u byte %u cannot be applied (%d): replay stops there, the file system is marked with errors: run e2fsck",
+		 fcp_tag_name(r->tag), fc_rec_ino(r), r->blk, r->off, err);
+	sbi->s_mount_state |= EXT4_ERROR_FS;
+	sbi->s_es->s_state |= cpu_to_le16(EXT4_ERROR_FS);
+	return fc_replay_end(w);
+}
+
 static int fc_replay_block(struct fc_walk *w, struct fcp_cursor *c)
 {
 	struct ext4_fc_replay_state *rs = w->rs;
@@ -1016,14 +1202,8 @@ static int fc_replay_block(struct fc_walk *w, struct fcp_cursor *c)
 		w->rec = &r;
 		err = fc_apply[r.tag] ? fc_apply[r.tag](w, &r) : 0;
 		w->rec = NULL;
-		if (err) {
-			ext4_msg(w->sb, KERN_ERR,
-				 "fast commit replay: %s record for inode %u at fc block %u byte %u failed: %d",
-				 fcp_tag_name(r.tag), fc_rec_ino(&r), r.blk,
-				 r.off, err);
-			rs->rs_stopped = true;
-			return err;
-		}
+		if (err)
+			return fc_replay_failed(w, &r, err);
 		rs->rs_tags_done++;
 	}
 }

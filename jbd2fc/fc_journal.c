@@ -67,7 +67,10 @@
  *
  * Buffers.  jbd2_fc_get_buf() gives the file system the buffer of the next
  * block of the area, holding one reference, and keeps it in j_fc_wbuf at
- * its slot.  jbd2_fc_wait_bufs() waits for the last n of them, the newest
+ * its slot.  jbd2_fc_wait_sent() waits for the blocks sent before the one
+ * being filled (the file system calls it before it sends the block that
+ * closes a commit: that block's cache flush covers only completed
+ * writes).  jbd2_fc_wait_bufs() waits for the last n of them, the newest
  * (the tail, submitted last) first, and checks each is uptodate before it
  * drops the reference: once put_bh() has run the buffer may be gone, and
  * nothing here touches it again.  A slot is NULL or holds one reference;
@@ -81,8 +84,10 @@
  * offset in the area and the tid a tail must carry (the one after the last
  * full commit the scan found).  The callback says continue, stop, or gives
  * an error; an error is the pass's error, as upstream has it.  The walk
- * stays inside the area: a callback that still wants blocks at its end
- * gets an error, which is what upstream got by reading the block past it.
+ * stays inside the area, and its end is the end of the log: fast commits
+ * that fill the area to its last block are all there is to replay.
+ * (Upstream read the block past the area and failed the recovery, so a
+ * power cut with the area full left a file system that would not mount.)
  */
 
 #include <linux/fs.h>
@@ -380,6 +385,27 @@ int jbd2_fc_get_buf(journal_t *journal, struct buffer_head **bh_out)
 }
 EXPORT_SYMBOL(jbd2_fc_get_buf);
 
+/*
+ * Wait for the buffer at @slot and check that it was written; with
+ * @release, drop our reference (the buffer may be gone after that).
+ */
+static int jbd2fc_wait_slot(journal_t *journal, unsigned long slot,
+			    bool release)
+{
+	struct buffer_head *bh = journal->j_fc_wbuf[slot];
+
+	if (!bh)
+		return 0;
+	wait_on_buffer(bh);
+	if (unlikely(!buffer_uptodate(bh)))
+		return -EIO;
+	if (release) {
+		journal->j_fc_wbuf[slot] = NULL;
+		put_bh(bh);	/* bh is not ours any more */
+	}
+	return 0;
+}
+
 /**
  * jbd2_fc_wait_bufs() - wait for the last buffers handed out
  * @journal: the journal
@@ -394,7 +420,7 @@ int jbd2_fc_wait_bufs(journal_t *journal, int num_blks)
 {
 	unsigned long slot = journal->j_fc_off;
 	unsigned long oldest = 0;
-	struct buffer_head *bh;
+	int err;
 
 	if (num_blks < 0)
 		num_blks = 0;
@@ -403,18 +429,44 @@ int jbd2_fc_wait_bufs(journal_t *journal, int num_blks)
 
 	/* Newest first: by the time the last one is done, so are the rest. */
 	while (slot-- > oldest) {
-		bh = journal->j_fc_wbuf[slot];
-		if (!bh)
-			continue;
-		wait_on_buffer(bh);
-		if (unlikely(!buffer_uptodate(bh)))
-			return -EIO;
-		journal->j_fc_wbuf[slot] = NULL;
-		put_bh(bh);	/* bh is not ours any more */
+		err = jbd2fc_wait_slot(journal, slot, true);
+		if (err)
+			return err;
 	}
 	return 0;
 }
 EXPORT_SYMBOL(jbd2_fc_wait_bufs);
+
+/**
+ * jbd2_fc_wait_sent() - wait for the buffers sent before the newest one
+ * @journal: the journal
+ * @num_blks: how many buffers before the newest to wait for
+ *
+ * The newest buffer is the one still being filled.  A cache flush sent
+ * with it only covers writes that have completed: the file system waits
+ * for the earlier blocks of a commit before it sends the block that makes
+ * the commit valid.  The buffers stay held for jbd2_fc_wait_bufs().
+ *
+ * Return: 0, or -EIO.
+ */
+int jbd2_fc_wait_sent(journal_t *journal, int num_blks)
+{
+	unsigned long newest = journal->j_fc_off;
+	unsigned long slot;
+	int err;
+
+	if (!newest || num_blks <= 0)
+		return 0;
+	newest--;
+	slot = (unsigned long)num_blks < newest ? newest - num_blks : 0;
+	for (; slot < newest; slot++) {
+		err = jbd2fc_wait_slot(journal, slot, false);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+EXPORT_SYMBOL(jbd2_fc_wait_sent);
 
 /**
  * jbd2_fc_release_bufs() - drop every buffer of the area still held
@@ -509,8 +561,8 @@ static struct buffer_head *jbd2fc_read_block(journal_t *journal,
  * @pass: the pass over the log that just ended
  * @expected_tid: the tid the fast commits to replay carry
  *
- * Return: 0 when there is nothing to do or the callback said stop; the
- * callback's error, or the error of reading a block, otherwise.
+ * Return: 0 when there is nothing to do, the callback said stop or the
+ * area ended; the callback's error, or the error of reading a block.
  */
 int jbd2fc_recover_area(journal_t *journal, enum passtype pass,
 			tid_t expected_tid)
@@ -542,10 +594,5 @@ int jbd2fc_recover_area(journal_t *journal, enum passtype pass,
 		if (ret == JBD2_FC_REPLAY_STOP)
 			return 0;
 	}
-
-	if (journal->j_fc_first >= journal->j_fc_last)
-		return 0;	/* the area is empty: nothing was asked for */
-	pr_err("JBD2FC: %s: fast commits run past the end of the area\n",
-	       journal->j_devname);
-	return -EIO;
+	return 0;	/* the end of the area is the end of the log */
 }
