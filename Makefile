@@ -8,7 +8,11 @@ SHELL := /bin/bash
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD ?= $(TOP)/build
 TARBALL ?= /usr/src/linux-source-6.1.tar.xz
-KVER ?= $(shell $(TOP)/scripts/kver.sh 2>/dev/null)
+# Empty counts as unset: 'make run' exports the KVER it found before it
+# installed the kernel packages (none on a fresh machine) to its sub-make.
+ifeq ($(strip $(KVER)),)
+KVER = $(shell $(TOP)/scripts/kver.sh 2>/dev/null)
+endif
 KDIR ?= /lib/modules/$(KVER)/build
 SRC := $(BUILD)/src
 JOBS ?= $(shell nproc)
@@ -21,6 +25,22 @@ PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
 	fsmark dbench gnuplot-nox clang python3 \
 	autoconf automake libtool uuid-dev xfslibs-dev libattr1-dev \
 	libacl1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev
+
+# 'make run', 'make check' and 'make bench(-full)' first check the packages they
+# need (scripts/deps.sh: one dpkg-query; as root it installs what is
+# missing, otherwise it says 'sudo make deps' and stops).  check and bench
+# need all of PACKAGES; run all but what only the tests, benchmarks and
+# style check use, named here.  A package added to PACKAGES counts for
+# every target unless it is named here too.
+NOT_FOR_RUN := fsmark dbench gnuplot-nox clang python3 shellcheck \
+	autoconf automake libtool uuid-dev xfslibs-dev libattr1-dev \
+	libacl1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev
+RUN_PACKAGES := $(filter-out $(NOT_FOR_RUN),$(PACKAGES))
+# '+': the check runs under 'make -n' too, and then only says what it
+# would install.
+DEPS_CHECK = +$(Q)$(TOP)/scripts/deps.sh
+# Non-empty under 'make -n' (GNU make's manual, "Testing Flags").
+DRY_RUN = $(findstring n,$(firstword -$(MAKEFLAGS)))
 
 MODULES := $(BUILD)/jbd2fc.ko $(BUILD)/ext4fc.ko
 HELPERS := $(BUILD)/bin/fsop
@@ -62,41 +82,46 @@ STRESS_BINS := $(FSTESTS_STATIC)/fsstress $(FSTESTS_STATIC)/replay-log
 
 export KVER BUILD TARBALL FSTESTS_SRC
 
-# Rebuild when KVER (or FSTESTS_SRC) changes.
+# Rebuild when KVER (or FSTESTS_SRC) changes.  Not for 'make deps' or
+# 'make help' alone: 'sudo make deps' must not leave a build/ owned by root.
+ifneq ($(if $(MAKECMDGOALS),$(filter-out deps help,$(MAKECMDGOALS)),all),)
 $(shell mkdir -p $(BUILD) && { [ "$$(cat $(BUILD)/kver 2>/dev/null)" = "$(KVER)" ] || \
 	echo "$(KVER)" >$(BUILD)/kver; })
 $(shell { [ "$$(cat $(BUILD)/fstests-src 2>/dev/null)" = "$(FSTESTS_SRC)" ] && \
 	[ -f $(BUILD)/fstests-src ]; } || echo "$(FSTESTS_SRC)" >$(BUILD)/fstests-src)
+endif
 
 need = @command -v $(1) >/dev/null 2>&1 || { \
 	echo "$(2) is not installed ($(1) not found): run 'make deps' (or apt-get install $(2))" >&2; exit 1; }
 
 .PHONY: all help deps modules src export-patches reset-src initramfs helpers \
-	tools fuzz run check style clean distclean check-kver
+	tools fuzz run check check-build style clean distclean check-kver
 
 all: modules helpers initramfs tools
 
 help:
-	@echo "make                build build/{jbd2fc,ext4fc}.ko, helpers, initramfs"
-	@echo "make run            demo: mount ext4fc in QEMU, fsync, power cut, replay"
-	@echo "make check          the test suite in QEMU (fstests-like output)"
-	@echo "make crash-long     randomized crash workloads: SEEDS=N (1000) START=M (1) KIND=seed|cseed"
-	@echo "make corrupt-images corrupted fast-commit areas mounted in QEMU: N=images (500) START=M (0)"
+	@echo "make run            the demo: mount ext4fc in QEMU, fsync, power cut, replay (~1 min)"
+	@echo "make check          the test suite in QEMU, fstests style (15-25 min)"
+	@echo "                    (both install missing Debian packages first, as root)"
+	@echo "make                build build/{jbd2fc,ext4fc}.ko, helpers, initramfs, fcdump"
 	@echo "make bench          benchmarks, ~12 min: ext4fc vs stock ext4, fc on/off (build/bench)"
 	@echo "make bench-full     the same, longer runs and more repetitions (build/bench-full)"
+	@echo "make crash-long     randomized crash workloads: SEEDS=N (1000) START=M (1) KIND=seed|cseed"
+	@echo "make stress         fsstress on dm-log-writes, replayed to every FUA write, ext4fc"
+	@echo "                    beside stock ext4: SEEDS=N (20) START=M MIX=fsync|default|both"
+	@echo "make corrupt-images corrupted fast-commit areas mounted in QEMU: N=images (500) START=M (0)"
 	@echo "make fuzz           libFuzzer+ASan on the fc record parser: SECONDS=N (60)"
-	@echo "make deps           install the Debian packages (as root)"
+	@echo "make deps           install the Debian packages every target needs (as root)"
 	@echo "make export-patches turn commits made in build/src into patches/series"
 	@echo "make reset-src      drop build/src (work not exported is lost) and redo it"
 	@echo "make style          checkpatch on our C files and patches, shellcheck"
 	@echo "make clean          remove build outputs but keep build/src"
 	@echo "make distclean      remove build/ entirely"
+	@echo "tests/check.sh TEST one test or group, e.g. tests/check.sh ext4fc/009"
 	@echo "variables: KVER=$(KVER) TARBALL=$(TARBALL) BUILD=$(BUILD) JOBS=$(JOBS)"
 
 deps:
-	@if [ "$$(id -u)" != 0 ]; then echo "make deps installs packages: run it as root" >&2; exit 1; fi
-	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(PACKAGES)
+	$(DEPS_CHECK) deps $(PACKAGES)
 
 check-kver:
 	@if [ -z "$(KVER)" ]; then $(TOP)/scripts/kver.sh >/dev/null; exit 1; fi
@@ -105,6 +130,11 @@ check-kver:
 # --- the kernel tree -------------------------------------------------------
 
 src: $(BUILD)/.src-stamp
+
+# Not a raw 'No rule to make target' when the kernel source is missing.
+$(TARBALL):
+	@echo "$(TARBALL) is missing: the kernel source the modules are built from; install linux-source-6.1 ('sudo make deps' installs everything; 'make run' does it itself as root)" >&2
+	@exit 2
 
 $(BUILD)/.src-stamp: $(PREP_INPUTS) $(BUILD)/kver | check-kver
 	$(call need,git,git)
@@ -117,8 +147,9 @@ modules: $(MODULES)
 
 $(BUILD)/.modules-stamp: $(BUILD)/.src-stamp $(KSOURCES) $(TOP)/Kbuild $(BUILD)/kver | check-kver
 	$(call need,gcc,gcc)
-	$(Q)set -o pipefail; $(MAKE) -s -C $(KDIR) M=$(SRC) -j$(JOBS) modules 2>&1 | \
-		{ grep -v '^Skipping BTF generation' || true; }
+	$(Q)$(if $(DRY_RUN),echo "make -n: kbuild would build the modules in $(SRC)", \
+		set -o pipefail; $(MAKE) -s -C $(KDIR) M=$(SRC) -j$(JOBS) modules 2>&1 | \
+		{ grep -v '^Skipping BTF generation' || true; })
 	$(Q)for m in fs/jbd2/jbd2fc fs/ext4/ext4fc; do \
 		cmp -s $(SRC)/$$m.ko $(BUILD)/$${m##*/}.ko || \
 			install -m 644 $(SRC)/$$m.ko $(BUILD)/$${m##*/}.ko; done
@@ -216,12 +247,20 @@ $(INITRAMFS): $(TOP)/initramfs/build.sh $(TOP)/initramfs/files.list \
 
 # --- running ---------------------------------------------------------------
 
-run: all
+# run, check and bench(-full): the package check, then a make of their own,
+# which reads KVER and the rest afresh once the kernel packages are in.
+run:
+	$(DEPS_CHECK) run $(RUN_PACKAGES)
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(TOP)/tests/demo.sh
 
-# The fuzz test needs clang; without it, it says so and is skipped.
-check: all $(if $(shell command -v clang),$(FUZZER))
+check:
+	$(DEPS_CHECK) check $(PACKAGES)
+	$(Q)$(MAKE) --no-print-directory check-build
 	$(Q)$(TOP)/tests/check.sh
+
+# The fuzz test needs clang; without it, it says so and is skipped.
+check-build: all stress-helpers $(if $(shell command -v clang),$(FUZZER))
 
 # Randomized crash workloads at length (tests/crash/long.sh): seeds
 # START..START+SEEDS-1, a QEMU boot per BATCH (100) seeds; KIND=cseed:
@@ -232,6 +271,19 @@ KIND ?= seed
 .PHONY: crash-long
 crash-long: all
 	$(Q)KIND=$(KIND) $(TOP)/tests/crash/long.sh $(SEEDS) $(START)
+
+# Crash consistency under concurrent stress (tests/stress/run.sh): fstests'
+# fsstress on dm-log-writes, the log replayed to every FUA write, each
+# point mounted and e2fsck'd; ext4fc beside stock ext4 in the same boots.
+# SEEDS (20 here) START MIX=fsync|default|both FS="ext4fc ext4"; more
+# options in STRESS_ARGS (tests/stress/run.sh --help).
+MIX ?= both
+FS ?= ext4fc ext4
+STRESS_SEEDS := $(if $(filter command line environment,$(origin SEEDS)),$(SEEDS),20)
+.PHONY: stress
+stress: all stress-helpers
+	$(Q)$(TOP)/tests/stress/run.sh --seeds $(STRESS_SEEDS) --start $(START) \
+		--mix $(MIX) --fs "$(FS)" $(STRESS_ARGS)
 
 # Corrupted fast-commit areas mounted in the guest (tests/corrupt): N
 # images from START, a QEMU boot per BATCH (100).
@@ -244,10 +296,14 @@ corrupt-images: all
 # build/bench/ (table.md, results.csv, plot.png).  BENCH_ARGS: more options
 # for bench/run.sh (bench/run.sh --help).
 .PHONY: bench bench-full
-bench: all
+bench:
+	$(DEPS_CHECK) bench $(PACKAGES)
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(TOP)/bench/run.sh --profile quick -o $(BUILD)/bench $(BENCH_ARGS)
 
-bench-full: all
+bench-full:
+	$(DEPS_CHECK) bench $(PACKAGES)
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(TOP)/bench/run.sh --profile full -o $(BUILD)/bench-full $(BENCH_ARGS)
 
 style: $(BUILD)/.src-stamp

@@ -399,9 +399,20 @@ void ext4_fc_track_unlink(handle_t *handle, struct dentry *dentry)
 	__ext4_fc_track_unlink(handle, d_inode(dentry), dentry);
 }
 
+/*
+ * link(2) (rename tracks its halves itself).  A link that leaves the
+ * inode one name is an O_TMPFILE file's first: for replay that inode does
+ * not exist yet, so it is tracked as a create, which logs the inode
+ * before its name.
+ */
 void ext4_fc_track_link(handle_t *handle, struct dentry *dentry)
 {
-	__ext4_fc_track_link(handle, d_inode(dentry), dentry);
+	struct inode *inode = d_inode(dentry);
+
+	if (inode->i_nlink == 1)
+		__ext4_fc_track_create(handle, inode, dentry);
+	else
+		__ext4_fc_track_link(handle, inode, dentry);
 }
 
 void ext4_fc_track_create(handle_t *handle, struct dentry *dentry)

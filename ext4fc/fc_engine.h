@@ -181,6 +181,10 @@ void ext4_fc_init_sb(struct super_block *sb);
 int ext4fc_replay_block(journal_t *journal, struct buffer_head *bh,
 			enum passtype pass, int off, tid_t expected_tid);
 
+/* namei.c (our patch): the inode a name refers to, for replay. */
+struct qstr;
+int ext4_fc_replay_name_ino(struct inode *dir, const struct qstr *name);
+
 #endif /* __KERNEL__ && !EXT4FC_FORMAT_ONLY */
 
 #endif /* __EXT4FC_FC_ENGINE_H__ */

@@ -47,7 +47,8 @@
  * jbd2 syncs the device before it declares the journal recovered.
  *
  * Inodes.  An INODE record is laid over the inode on disk, but for the
- * block map, which the range records keep up to date.  An inode number
+ * block map, which the range records keep up to date, and the orphan
+ * list link (i_dtime), which follows the list on disk.  An inode number
  * that was free before (its bitmap bit clear) starts from zeroes: the
  * table still holds a deleted inode's tree and xattrs there.
  *
@@ -527,7 +528,10 @@ static bool fc_iblock_is_content(const u8 *raw)
  * Lay the logged inode (len bytes) over the on-disk one.  An inode that
  * was not in use before (@fresh) starts from zeroes: what the table holds
  * there is a deleted inode's, or never written, and its block map or
- * in-inode xattrs must not come back to life.
+ * in-inode xattrs must not come back to life.  i_dtime of an inode in use
+ * links the orphan list; the list replay goes by is the one on disk (the
+ * superblock's), so the on-disk link stays, and an inode new to the disk
+ * is on no list: a logged link (the inode was mid-truncate) would dangle.
  */
 static void fc_merge_raw_inode(struct ext4_inode *disk, const u8 *raw,
 			       int len, int isize, bool fresh)
@@ -535,10 +539,14 @@ static void fc_merge_raw_inode(struct ext4_inode *disk, const u8 *raw,
 	const size_t from = offsetof(struct ext4_inode, i_block);
 	const size_t to = offsetofend(struct ext4_inode, i_block);
 	struct ext4_extent_header *eh = (void *)disk->i_block;
+	__le32 dtime = disk->i_dtime;
 
-	if (fresh)
+	if (fresh) {
 		memset(disk, 0, isize);
+		dtime = 0;
+	}
 	memcpy(disk, raw, from);
+	disk->i_dtime = dtime;
 	memcpy((u8 *)disk + to, raw + to, len - to);
 	if (fc_iblock_is_content(raw)) {
 		memcpy(disk->i_block, raw + from, to - from);
@@ -707,13 +715,19 @@ static void fc_dentry_put(struct fc_dentry *d)
 	iput(d->inode);
 }
 
-/* Add the name; 1 if added, 0 if it was there already, or an error. */
+/*
+ * Add the name; 1 if added, 0 if it was there already (for this inode or,
+ * the name having been reused since, for another), or an error.
+ */
 static int fc_add_name(struct inode *dir, struct inode *inode,
 		       const struct qstr *name)
 {
 	struct dentry *parent, *dentry;
 	int err;
 
+	err = ext4_fc_replay_name_ino(dir, name);
+	if (err)
+		return err < 0 ? err : 0;
 	ihold(dir);		/* d_obtain_alias() takes a reference */
 	parent = d_obtain_alias(dir);
 	if (IS_ERR(parent))
@@ -728,8 +742,6 @@ static int fc_add_name(struct inode *dir, struct inode *inode,
 	}
 	d_drop(parent);
 	dput(parent);
-	if (err == -EEXIST)
-		return 0;
 	return err ? err : 1;
 }
 
@@ -879,14 +891,35 @@ static int (*const fc_apply[EXT4_FC_TAG_HEAD + 1])(struct fc_walk *w,
 	[EXT4_FC_TAG_TAIL] = fc_apply_tail,
 };
 
-/* One line on why the walk stops at r. */
+/*
+ * One line on why the walk stops at r.  Where the log simply ends (quiet,
+ * and a HEAD or TAIL of another transaction, or nothing written at the
+ * start of a block) it says so, calmly; anything else reads as damage.
+ */
 static void fc_refuse(struct fc_walk *w, bool quiet)
 {
 	const struct fcp_stop *st = &w->rs->rs_parse.stop;
 	const char *name = fcp_tag_name(st->tag);
 	struct ext4_fc_replay_state *rs = w->rs;
 	char val[24] = "";
+	char what[96];
 
+	if (quiet && (st->eol || (!st->off && !st->tag && !st->len))) {
+		if (!st->eol)
+			strscpy(what, "nothing written there", sizeof(what));
+		else if (st->has_bad)
+			snprintf(what, sizeof(what), "%s record: %s, tid %llu",
+				 name ? name : "unknown", st->why, st->bad);
+		else
+			snprintf(what, sizeof(what), "%s record: %s",
+				 name ? name : "unknown", st->why);
+		ext4_msg(w->sb, KERN_INFO,
+			 "fast commit %s: the log ends at fc block %u byte %u (%s; tag %u, len %u); tid %u: %d fast commit(s), %d records kept",
+			 w->pass == PASS_SCAN ? "scan" : "replay", st->blk,
+			 st->off, what, st->tag, st->len, w->tid,
+			 rs->rs_commits, rs->rs_tags_valid);
+		return;
+	}
 	if (st->has_bad)
 		snprintf(val, sizeof(val), " %llu", st->bad);
 	ext4_msg(w->sb, quiet ? KERN_INFO : KERN_WARNING,

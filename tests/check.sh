@@ -3,7 +3,10 @@
 #
 # Tests are executables tests/<group>/<NNN> (host bash, most boot QEMU via
 # run-qemu.sh).  With no argument all run, in order; an argument selects a
-# test (ext4fc/003) or a group (ext4fc).  Per test: one line
+# test (ext4fc/003) or a group (ext4fc).  First a line with how many tests
+# and about how long: each test's time in its last run here
+# (build/results/check/times), else in tests/expected-times (a reference
+# run: 2 cores, TCG), else a minute.  Per test: one line
 # "<group>/<NNN> <secs>s ... pass|fail|notrun: why", its full output in
 # build/results/check/<group>/<NNN>/out.log.  At the end: the failures and
 # skips with reasons, JUnit XML in build/results/check/junit.xml, and
@@ -32,6 +35,40 @@ else
 	sel=("${all[@]}")
 fi
 
+# Seconds per test: this machine's last runs, else the reference.
+times=$results/times
+declare -A ran_here=() ref=()
+if [[ -r "$top/tests/expected-times" ]]; then
+	while read -r t s; do
+		[[ "$s" =~ ^[0-9]+$ ]] && ref[$t]=$s
+	done <"$top/tests/expected-times"
+fi
+if [[ -r "$times" ]]; then
+	while read -r t s; do
+		[[ "$s" =~ ^[0-9]+$ ]] && ran_here[$t]=$s
+	done <"$times"
+fi
+est=0 n_here=0 n_ref=0 n_guess=0
+for t in "${sel[@]}"; do
+	if [[ -n "${ran_here[$t]:-}" ]]; then
+		est=$((est + ran_here[$t])) n_here=$((n_here + 1))
+	elif [[ -n "${ref[$t]:-}" ]]; then
+		est=$((est + ref[$t])) n_ref=$((n_ref + 1))
+	else
+		est=$((est + 60)) n_guess=$((n_guess + 1))
+	fi
+done
+if ((est < 90)); then
+	about="${est}s"
+else
+	about="$(((est + 30) / 60)) min"
+fi
+how=
+((n_here)) && how+=", $n_here as long as their last run here"
+((n_ref)) && how+=", $n_ref as in tests/expected-times (2 cores, TCG)"
+((n_guess)) && how+=", $n_guess new, guessed at a minute"
+echo "check: ${#sel[@]} test(s), about $about (${how#, })"
+
 xml_escape() {
 	sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'
 }
@@ -48,6 +85,10 @@ for t in "${sel[@]}"; do
 	SEQ=$t RESULTS=$dir timeout --foreground -k 10 "$timeout_s" \
 		"$top/tests/$t" >"$dir/out.log" 2>&1 </dev/null || rc=$?
 	secs=$(($(date +%s) - start))
+	ran_here[$t]=$secs
+	for k in "${!ran_here[@]}"; do
+		echo "$k ${ran_here[$k]}"
+	done | sort >"$times.new" && mv "$times.new" "$times"
 	case $rc in
 	0)
 		echo "$t ${secs}s ... pass"

@@ -10,6 +10,11 @@
  * crc, and where replay would stop and why.  --json prints the same as one
  * JSON document, with each record's byte offset in the image.
  *
+ * An area replay would skip as a whole (a clean journal, or fast commits
+ * of a tid other than the one the log wants: a full commit came after
+ * them) is still shown, parsed with its HEAD's tid and marked stale, with
+ * the reason replay skips it.
+ *
  * Exit status: 0 the area was parsed (whatever it holds), 1 the image
  * cannot be read or has no usable journal, 2 usage.
  */
@@ -425,6 +430,8 @@ struct dump {
 	u32 tid;
 	const char *tid_from;	/* "log", "head" or "option" */
 	bool replays;		/* would jbd2 read the area at all */
+	bool stale;		/* the area is not of the tid replay wants */
+	char stale_why[160];	/* why replay skips it, if stale */
 	bool no_area;		/* no fast_commit feature anywhere */
 	const char *no_replay;	/* why not */
 	u32 nblocks;		/* blocks of the area */
@@ -545,9 +552,10 @@ static void put_record(struct dump *d, const struct fcp_state *st,
 		put_value(d, r);
 		putchar('\n');
 		if (r->tag == EXT4_FC_TAG_TAIL)
-			printf("      -- fast commit %u: tid %u, records %u-%u, crc ok\n",
+			printf("      -- fast commit %u: tid %u, records %u-%u, crc ok%s\n",
 			       st->commits - 1, r->v.mark.tid,
-			       d->commit_start, st->recs - 1);
+			       d->commit_start, st->recs - 1,
+			       d->stale ? "; stale: replay skips it" : "");
 	}
 	d->first_item = false;
 	d->nrec++;
@@ -598,8 +606,13 @@ static void put_header(const struct dump *d)
 			put_json_str(d->no_replay);
 		else
 			printf("null");
-		printf(", \"tid\": %u, \"tid_from\": \"%s\", \"image_offsets\": [",
-		       d->tid, d->tid_from);
+		printf(", \"tid\": %u, \"tid_from\": \"%s\", \"stale\": %s, \"stale_why\": ",
+		       d->tid, d->tid_from, d->stale ? "true" : "false");
+		if (d->stale)
+			put_json_str(d->stale_why);
+		else
+			printf("null");
+		printf(", \"image_offsets\": [");
 		for (u32 i = 0; i < d->nblocks; i++)
 			printf("%s%llu", i ? ", " : "",
 			       (unsigned long long)fc_image_off(d, i, 0));
@@ -616,12 +629,17 @@ static void put_header(const struct dump *d)
 	       (int)im->jerrno, im->jincompat,
 	       im->jincompat & JBD2_F_FAST_COMMIT ? " (fast commits to replay)" : "");
 	printf("log: %u complete transaction(s) from %u; fast commits must carry tid %u (from the %s)\n",
-	       im->log_commits, im->sequence, d->tid,
-	       !strcmp(d->tid_from, "log") ? "log" :
+	       im->log_commits, im->sequence,
+	       d->stale ? im->log_end_tid : d->tid,
+	       d->stale || !strcmp(d->tid_from, "log") ? "log" :
 	       !strcmp(d->tid_from, "head") ? "area's HEAD" : "command line");
 	if (d->no_area)
 		printf("fc area: none: %s; journal blocks %u-%u, where one would be, belong to the log and are shown as they are\n",
 		       d->no_replay, im->fc_first, im->fc_last - 1);
+	else if (d->stale)
+		printf("fc area: journal blocks %u-%u (%u blocks, s_num_fc_blks %u); stale, replay skips it: %s; its fast commits (tid %u) follow, marked stale\n",
+		       im->fc_first, im->fc_last - 1, d->nblocks, im->num_fc,
+		       d->stale_why, d->tid);
 	else
 		printf("fc area: journal blocks %u-%u (%u blocks, s_num_fc_blks %u)%s%s\n",
 		       im->fc_first, im->fc_last - 1, d->nblocks, im->num_fc,
@@ -639,6 +657,9 @@ static void put_footer(struct dump *d, const struct fcp_state *st)
 	u64 at = at_end ? 0 : fc_image_off(d, s->blk, s->off);
 	bool crc_bad = !at_end && s->tag == EXT4_FC_TAG_TAIL && !s->eol &&
 		       !strncmp(s->why, "checksum", 8);
+	/* where the log simply ends, as fc_refuse() in fc_replay.c says it */
+	bool unwritten = !at_end && !s->off && !s->tag && !s->len;
+	bool log_ends = !at_end && (s->eol || unwritten);
 
 	if (d->json) {
 		printf("\n  ],\n  \"stop\": ");
@@ -653,22 +674,23 @@ static void put_footer(struct dump *d, const struct fcp_state *st)
 				printf(", \"value\": %llu",
 				       (unsigned long long)s->bad);
 			printf(", \"end_of_log\": %s, \"crc_mismatch\": %s}",
-			       s->eol ? "true" : "false",
+			       log_ends ? "true" : "false",
 			       crc_bad ? "true" : "false");
 		}
 		printf(",\n  \"commits\": [");
 		for (u32 i = 0; i < d->ncommits; i++)
-			printf("%s\n    {\"index\": %u, \"tid\": %u, \"crc\": %u, \"crc_ok\": true, \"first_record\": %u, \"last_record\": %u, \"tail_fc_block\": %u, \"tail_offset\": %u}",
+			printf("%s\n    {\"index\": %u, \"tid\": %u, \"crc\": %u, \"crc_ok\": true, \"stale\": %s, \"first_record\": %u, \"last_record\": %u, \"tail_fc_block\": %u, \"tail_offset\": %u}",
 			       i ? "," : "", i, d->commits[i].tid,
-			       d->commits[i].crc, d->commits[i].first,
-			       d->commits[i].last, d->commits[i].blk,
-			       d->commits[i].off);
+			       d->commits[i].crc, d->stale ? "true" : "false",
+			       d->commits[i].first, d->commits[i].last,
+			       d->commits[i].blk, d->commits[i].off);
 		if (crc_bad)
-			printf("%s\n    {\"index\": %u, \"tid\": %u, \"crc\": %u, \"crc_ok\": false, \"computed_crc\": %llu, \"first_record\": %u, \"last_record\": null, \"tail_fc_block\": %u, \"tail_offset\": %u}",
+			printf("%s\n    {\"index\": %u, \"tid\": %u, \"crc\": %u, \"crc_ok\": false, \"stale\": %s, \"computed_crc\": %llu, \"first_record\": %u, \"last_record\": null, \"tail_fc_block\": %u, \"tail_offset\": %u}",
 			       d->ncommits ? "," : "", d->ncommits, d->tid,
 			       get_unaligned_le32(d->area +
 						  (size_t)s->blk * d->im->bs +
 						  s->off + 8),
+			       d->stale ? "true" : "false",
 			       (unsigned long long)s->bad, d->commit_start,
 			       s->blk, s->off);
 		printf("\n  ],\n  \"last_valid_tail\": ");
@@ -677,20 +699,30 @@ static void put_footer(struct dump *d, const struct fcp_state *st)
 			       st->recs_valid - 1, st->tail_blk, st->tail_off);
 		else
 			printf("null");
+		/* replay takes nothing from a stale area */
 		printf(",\n  \"replay\": {\"commits\": %u, \"records\": %u, \"records_dropped\": %u}\n}\n",
-		       st->commits, st->recs_valid, st->recs - st->recs_valid);
+		       d->stale ? 0 : st->commits,
+		       d->stale ? 0 : st->recs_valid,
+		       d->stale ? 0 : st->recs - st->recs_valid);
 		return;
 	}
 	if (at_end)
 		printf("end of the area after fc block %u\n", d->nblocks - 1);
-	else
-		printf("stop at fc block %u byte %u (image byte %llu), %s record (tag %u, len %u): %s%s",
+	else if (unwritten)
+		printf("the log ends at fc block %u byte %u (image byte %llu): nothing written there (tag 0, len 0)\n",
+		       s->blk, s->off, (unsigned long long)at);
+	else if (log_ends)
+		printf("the log ends at fc block %u byte %u (image byte %llu): %s record (tag %u, len %u): %s",
 		       s->blk, s->off, (unsigned long long)at,
-		       name ? name : "unknown", s->tag, s->len, s->why,
-		       s->eol ? " [end of log]" : "");
-	if (!at_end && s->has_bad)
-		printf(" (%llu)", (unsigned long long)s->bad);
-	if (!at_end)
+		       name ? name : "unknown", s->tag, s->len, s->why);
+	else
+		printf("stop at fc block %u byte %u (image byte %llu), %s record (tag %u, len %u): %s",
+		       s->blk, s->off, (unsigned long long)at,
+		       name ? name : "unknown", s->tag, s->len, s->why);
+	if (!at_end && !unwritten && s->has_bad)
+		printf(log_ends ? ", tid %llu" : " (%llu)",
+		       (unsigned long long)s->bad);
+	if (!at_end && !unwritten)
 		putchar('\n');
 	if (crc_bad)
 		printf("      -- fast commit %u: tid %u, records %u-, crc 0x%08x on disk, 0x%08llx computed: BAD\n",
@@ -698,13 +730,39 @@ static void put_footer(struct dump *d, const struct fcp_state *st)
 		       get_unaligned_le32(d->area + (size_t)s->blk * d->im->bs +
 					  s->off + 8),
 		       (unsigned long long)s->bad);
-	if (st->commits)
+	if (d->stale)
+		printf("replay: nothing: the area's %u fast commit(s) of tid %u (%u record(s)) are stale: %s\n",
+		       st->commits, d->tid, st->recs_valid, d->stale_why);
+	else if (st->commits)
 		printf("replay: %u fast commit(s) of tid %u, %u record(s); last valid tail is record %u in fc block %u byte %u; %u record(s) after it dropped\n",
 		       st->commits, d->tid, st->recs_valid, st->recs_valid - 1,
 		       st->tail_blk, st->tail_off, st->recs - st->recs_valid);
 	else
 		printf("replay: nothing (no valid fast commit)%s\n",
 		       st->recs ? ", records without a valid tail dropped" : "");
+}
+
+/*
+ * The area's HEAD carries d->tid, not the tid replay wants (or replay
+ * does not run): say why replay skips its fast commits.
+ */
+static void set_stale(struct dump *d)
+{
+	u32 want = d->im->log_end_tid;
+	char *why = d->stale_why;
+	size_t room = sizeof(d->stale_why);
+
+	d->stale = true;
+	if (!d->replays)
+		snprintf(why, room, "%s", d->no_replay);
+	else if ((int32_t)(want - d->tid) > 0)
+		snprintf(why, room,
+			 "they carry tid %u, replay wants %u: transaction %u was committed in full after them, and that commit holds their changes",
+			 d->tid, want, d->tid);
+	else
+		snprintf(why, room,
+			 "they carry tid %u, replay wants %u: the log does not reach their transaction",
+			 d->tid, want);
 }
 
 /* The area's bytes (jbd2 reads them one block at a time, so do we). */
@@ -769,12 +827,14 @@ static void print_usage(FILE *to, int status)
 		"Shows the fast-commit area of the ext4 file system in IMAGE (a file\n"
 		"or block device, read only): every record with its block, offset,\n"
 		"tag, length and decoded value, each fast commit's tid and crc, and\n"
-		"where replay would stop and why.\n"
+		"where replay would stop and why.  An area replay skips as a whole\n"
+		"(a clean journal, or fast commits a full commit made stale) is\n"
+		"shown too, with its HEAD's tid, marked stale, and why.\n"
 		"\n"
 		"  --json          one JSON document instead of text; records carry\n"
 		"                  their byte offset in IMAGE (image_offset)\n"
 		"  --tid N         the tid fast commits must carry (default: from the\n"
-		"                  log, as jbd2 finds it; a clean log: the HEAD's)\n"
+		"                  log, as jbd2 finds it; a stale area: its HEAD's)\n"
 		"  --extract FILE  also write the area as a fuzzer seed to FILE\n"
 		"\n"
 		"Exit status: 0 parsed, 1 image problem, 2 usage.\n", prog);
@@ -849,10 +909,12 @@ int main(int argc, char **argv)
 			print_usage(stderr, 2);
 		}
 		d.tid_from = "option";
-	} else if (!im.start && d.nblocks &&
-		   get_unaligned_le16(d.area) == EXT4_FC_TAG_HEAD) {
+	} else if (d.nblocks && get_unaligned_le16(d.area) == EXT4_FC_TAG_HEAD &&
+		   (!im.start || get_unaligned_le32(d.area + 8) != d.tid)) {
 		d.tid = get_unaligned_le32(d.area + 8);
 		d.tid_from = "head";
+		if (!d.no_area)
+			set_stale(&d);
 	}
 
 	put_header(&d);

@@ -183,8 +183,9 @@ corrupt_judge_one() {
 	skipped=$(kv "$exp" skipped)
 	[[ -n "$skipped" ]] || skipped=-
 	want=$((keep < ncommits ? keep : ncommits))
-	# the scan's one line: where it stopped and how many it kept
-	stop=$(grep -a 'fast commit scan stops at fc block' "$d/dmesg" | head -n 1 || true)
+	# the scan's one line: where it stopped and how many it kept ("the
+	# log ends at" where it simply ends, "stops at" on damage)
+	stop=$(grep -aE 'fast commit scan(: the log ends| stops) at fc block' "$d/dmesg" | head -n 1 || true)
 	rep=$(grep -a 'fast commit replay: tid [0-9]*: [0-9]* fast commit(s)' "$d/dmesg" | head -n 1 || true)
 	replayed=0
 	[[ "$rep" =~ fast\ commit\ replay:\ tid\ [0-9]+:\ ([0-9]+)\ fast ]] && replayed=${BASH_REMATCH[1]}
@@ -199,10 +200,10 @@ corrupt_judge_one() {
 			outcome="prefix $replayed/$ncommits"
 		fi
 		if [[ -z "$stop" ]]; then
-			msg+=("no 'fast commit scan stops at fc block' line in the kernel log")
+			msg+=("no 'fast commit scan stops at' or 'fast commit scan: the log ends at' line in the kernel log")
 		else
 			sb=- scount=-
-			[[ "$stop" =~ stops\ at\ fc\ block\ ([0-9]+)\ byte\ ([0-9]+), ]] &&
+			[[ "$stop" =~ \ at\ fc\ block\ ([0-9]+)\ byte\ ([0-9]+)[\ ,] ]] &&
 				sb=${BASH_REMATCH[1]}:${BASH_REMATCH[2]}
 			[[ "$stop" =~ \;\ tid\ [0-9]+:\ ([0-9]+)\ fast\ commit ]] && scount=${BASH_REMATCH[1]}
 			[[ "$scount" == "$keep" ]] ||

@@ -1,0 +1,154 @@
+#!/bin/bash
+# run.sh: crash consistency under concurrent stress, ext4fc beside stock
+# ext4 in the same boots ('make stress').
+#
+#   tests/stress/run.sh [-o DIR] [--seeds N] [--start S] [--mix M]
+#                       [--fs "ext4fc ext4"] [--procs P] [--ops N]
+#                       [--batch B] [--size MB]
+#
+# For every seed, op mix and file system: fstests' fsstress (P processes,
+# N operations each, seeded) on dm-log-writes, then the log replayed to
+# every FUA write, where a throw-away snapshot is mounted (the kernel
+# replays journal and fast commits), unmounted and e2fsck -fn'd: the
+# method of fstests' generic/482 (tests/stress/stress.guest has the
+# details).  Mixes: fsync (fsync and fdatasync frequent, no sync) and
+# default (fsstress' write mix); "both" (the default) runs each.  B runs
+# share a QEMU boot (default 4); file systems alternate within a seed so
+# both see the same machine.
+#
+# Prints a progress line per run and, at the end, one table row per file
+# system (runs, flush points, e2fsck failures, mount failures, fast
+# commits) and each failed point with its first complaint and the file
+# with the rest.  Results: DIR (default build/results/stress): runs.tsv,
+# table.md, fail/*.txt, one directory per boot.
+# Exit status: 0 when ext4fc had no failure (stock ext4's failures are the
+# reference, not ours); 1 when it had one, or a boot failed; 2 bad usage.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$top/build/results/stress
+seeds=20 start=1 mix=both fslist="ext4fc ext4" procs=4 ops=300 batch=4 size=256
+
+usage() {
+	sed -n '2,27s/^# \{0,1\}//p' "$0"
+	exit "${1:-2}"
+}
+
+while (($#)); do
+	case $1 in
+	-o) out=$2; shift 2 ;;
+	--seeds) seeds=$2; shift 2 ;;
+	--start) start=$2; shift 2 ;;
+	--mix) mix=$2; shift 2 ;;
+	--fs) fslist=$2; shift 2 ;;
+	--procs) procs=$2; shift 2 ;;
+	--ops) ops=$2; shift 2 ;;
+	--batch) batch=$2; shift 2 ;;
+	--size) size=$2; shift 2 ;;
+	-h | --help) usage 0 ;;
+	*) echo "run.sh: unknown option $1" >&2; usage ;;
+	esac
+done
+for v in seeds start procs ops batch size; do
+	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --$v wants a positive number, not '${!v}'" >&2; exit 2; }
+done
+case $mix in
+both) mixes=(fsync default) ;;
+fsync | default) mixes=("$mix") ;;
+*) echo "run.sh: --mix wants fsync, default or both, not '$mix'" >&2; exit 2 ;;
+esac
+read -ra fss <<<"$fslist"
+for f in "${fss[@]}"; do
+	[[ $f == ext4fc || $f == ext4 ]] || { echo "run.sh: --fs takes ext4fc and/or ext4, not '$f'" >&2; exit 2; }
+done
+((${#fss[@]})) || { echo "run.sh: --fs is empty" >&2; exit 2; }
+for b in fsstress replay-log; do
+	[[ -x $top/build/fstests-static/$b ]] ||
+		{ echo "run.sh: build/fstests-static/$b missing: run 'make stress-helpers'" >&2; exit 2; }
+done
+[[ -f $top/build/initramfs.cpio.gz ]] || { echo "run.sh: no initramfs: run 'make'" >&2; exit 2; }
+
+rm -rf "$out"
+mkdir -p "$out"
+plan_all=$out/plan
+: >"$plan_all"
+for ((s = start; s < start + seeds; s++)); do
+	for m in "${mixes[@]}"; do
+		for f in "${fss[@]}"; do
+			printf '%s %s %s %s %s\n' "$f" "$m" "$s" "$procs" "$ops" >>"$plan_all"
+		done
+	done
+done
+nruns=$(wc -l <"$plan_all")
+echo "stress: $nruns run(s): seeds $start..$((start + seeds - 1)), mix ${mixes[*]}, fs ${fss[*]}, fsstress -p $procs -n $ops, ${size} MiB, $batch run(s) a boot; results in ${out#"$top"/}/"
+
+: >"$out/runs.tsv"
+t0=$(date +%s)
+boot=0 bad_boots=0 done_runs=0
+while ((done_runs < nruns)); do
+	boot=$((boot + 1))
+	dir=$out/boot$boot
+	mkdir -p "$dir"
+	sed -n "$((done_runs + 1)),$((done_runs + batch))p" "$plan_all" >"$dir/plan"
+	n=$(wc -l <"$dir/plan")
+	# data: written + replay device; aux: log + COW
+	truncate -s $((2 * size))M "$dir/data.img"
+	truncate -s $((4 * size))M "$dir/aux.img"
+	rc=0
+	# ~10 minutes a run under TCG at the defaults, and a boot
+	"$top/run-qemu.sh" -q -t $((300 + n * (ops * procs * 3 / 2 + 300))) -o "$dir/guest" \
+		-d "$dir/data.img" -d "$dir/aux.img" \
+		-f "$top/tests/lib/guest.sh" -f "$top/tests/stress/point.sh" -f "$dir/plan" \
+		-f "$top/build/fstests-static/fsstress" -f "$top/build/fstests-static/replay-log" \
+		"$top/tests/stress/stress.guest" plan >"$dir/run-qemu.log" 2>&1 || rc=$?
+	rm -f "$dir/data.img" "$dir/aux.img"
+	got=0
+	if [[ -f $dir/guest/runs ]]; then
+		cat "$dir/guest/runs" >>"$out/runs.tsv"
+		got=$(wc -l <"$dir/guest/runs")
+		mkdir -p "$out/fail"
+		cp "$dir"/guest/fail/* "$out/fail/" 2>/dev/null
+		grep -a '^stress: ' "$dir/guest/console.log" | tr -d '\r' | sed "s|^stress: [0-9]*/[0-9]* |stress: |"
+	fi
+	if ((rc != 0 || got < n)); then
+		bad_boots=$((bad_boots + 1))
+		echo "stress: boot $boot ended with status $rc after $got of $n run(s): $(tail -n 1 "$dir/run-qemu.log")"
+		echo "        (console: ${dir#"$top"/}/guest/console.log)"
+	fi
+	done_runs=$((done_runs + n))
+	secs=$(($(date +%s) - t0))
+	echo "stress: $done_runs/$nruns run(s) done, ${secs}s, ~$((secs * (nruns - done_runs) / done_runs))s to go"
+done
+
+# the table: one row per file system
+{
+	echo "| writer = replayer | runs | flush points | e2fsck failures | mount failures | fast commits | full commits (fsync) |"
+	echo "|---|---|---|---|---|---|---|"
+	for f in "${fss[@]}"; do
+		awk -F'\t' -v f="$f" '$1 == f { r++; p += $6; e += $7; m += $8; c += $9; i += $10 }
+			END { printf "| %s | %d | %d | %d | %d | %d | %d |\n", f == "ext4" ? "stock ext4" : f, r, p, e, m, c, i }' "$out/runs.tsv"
+	done
+} >"$out/table.md"
+echo
+echo "fsstress -p $procs -n $ops, mixes ${mixes[*]}, seeds $start..$((start + seeds - 1)); $(date -u +%Y-%m-%d), $(($(date +%s) - t0))s"
+cat "$out/table.md"
+if [[ -d $out/fail ]] && compgen -G "$out/fail/*.txt" >/dev/null; then
+	echo
+	echo "failed points (first complaint; the rest in the file):"
+	for f in "$out"/fail/*.txt; do
+		# the mount's complaint, or e2fsck's first finding
+		first=$(awk 'NR == 1 && / failed/ { print; exit }
+			/^(e2fsck |Pass |\/dev\/|$)/ { next } NR > 1 { print; exit }' "$f")
+		printf '  %s: %s\n' "$(basename "$f" .txt)" "${first:-see the file}"
+	done | sort -V
+	echo "  (files: ${out#"$top"/}/fail/; one again: make stress FS=FS MIX=MIX START=SEED SEEDS=1)"
+fi
+ours=$(awk -F'\t' '$1 == "ext4fc" { n += $7 + $8 } END { print n + 0 }' "$out/runs.tsv")
+notok=$(awk -F'\t' '$13 != "ok"' "$out/runs.tsv" | wc -l)
+((notok)) && echo "stress: $notok run(s) did not finish cleanly (last column of runs.tsv)"
+if ((ours || bad_boots || notok)); then
+	echo "stress: FAIL: ext4fc had $ours failed point(s); $bad_boots boot(s) failed"
+	exit 1
+fi
+echo "stress: ext4fc: every flush point mounted and e2fsck-clean"
+exit 0
