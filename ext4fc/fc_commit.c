@@ -403,16 +403,21 @@ void ext4_fc_track_unlink(handle_t *handle, struct dentry *dentry)
  * link(2) (rename tracks its halves itself).  A link that leaves the
  * inode one name is an O_TMPFILE file's first: for replay that inode does
  * not exist yet, so it is tracked as a create, which logs the inode
- * before its name.
+ * before its name, with its whole block map: a fast commit taken while
+ * the file had no name logged it with no link, and replay dropped that
+ * record and the ranges with it.
  */
 void ext4_fc_track_link(handle_t *handle, struct dentry *dentry)
 {
 	struct inode *inode = d_inode(dentry);
 
-	if (inode->i_nlink == 1)
-		__ext4_fc_track_create(handle, inode, dentry);
-	else
+	if (inode->i_nlink != 1) {
 		__ext4_fc_track_link(handle, inode, dentry);
+		return;
+	}
+	__ext4_fc_track_create(handle, inode, dentry);
+	if (S_ISREG(inode->i_mode))
+		ext4_fc_track_range(handle, inode, 0, EXT_MAX_BLOCKS - 1);
 }
 
 void ext4_fc_track_create(handle_t *handle, struct dentry *dentry)
@@ -879,6 +884,13 @@ static int fc_write_inodes(struct fc_writer *w)
 	list_for_each_entry(ei, &w->sbi->s_fc_q[FC_Q_MAIN], i_fc_list) {
 		if (S_ISDIR(ei->vfs_inode.i_mode))
 			continue;	/* queued by a create: logged there */
+		/*
+		 * No name (O_TMPFILE, or unlinked and still open): nothing
+		 * replay can use, and stock 6.1 fails the mount on the ranges
+		 * of such an inode.  Its range waits for a name.
+		 */
+		if (!ei->vfs_inode.i_nlink)
+			continue;
 		err = fc_log_ranges(w, &ei->vfs_inode);
 		if (!err)
 			err = fc_log_inode(w, &ei->vfs_inode);
