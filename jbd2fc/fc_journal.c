@@ -50,9 +50,11 @@
  * also holds jbd2_journal_lock_updates(): no handle changes anything while
  * the file system copies inodes and extents into the area, and none starts
  * until jbd2_fc_end_commit().  Fast commits only start once this mount has
- * made a full commit (j_stats.ts_tid): until then the log may be empty on
- * disk (s_start == 0), and recovery never looks at the area of an empty
- * log.
+ * made a full commit (j_stats.ts_tid), and not while the log on disk is
+ * empty (JBD2_FLUSHED: after a flush, a checkpoint of everything, a
+ * remount read-only and back, until the next full commit): recovery never
+ * looks at the area of an empty log (s_start == 0), so a fast commit then
+ * would be lost, fsync'd data with it (stock 6.1 loses it).
  *
  * Fallback.  Half-way through a fast commit the file system may find it
  * cannot finish it: a change the format cannot say, no more blocks, an I/O
@@ -221,6 +223,9 @@ static int jbd2fc_claim(journal_t *journal, tid_t tid)
 {
 	if (tid_geq(journal->j_commit_sequence, tid))
 		return -EALREADY;
+	/* the log on disk is empty: recovery would not look at the area */
+	if (journal->j_flags & JBD2_FLUSHED)
+		return -EINVAL;
 	if (journal->j_flags & JBD2FC_BUSY) {
 		jbd2fc_sleep_for_handover(journal);
 		return -EALREADY;
@@ -237,8 +242,8 @@ static int jbd2fc_claim(journal_t *journal, tid_t tid)
  * Return: 0 when the fast commit may be written (updates are locked until
  * jbd2_fc_end_commit() or jbd2_fc_end_commit_fallback()); -EALREADY when
  * @tid is committed already, or after waiting for the commit that was
- * running; -EINVAL before the first full commit of this mount; -EIO on an
- * aborted journal.
+ * running; -EINVAL before the first full commit of this mount or while
+ * the log on disk is empty; -EIO on an aborted journal.
  */
 int jbd2_fc_begin_commit(journal_t *journal, tid_t tid)
 {

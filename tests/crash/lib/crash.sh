@@ -21,6 +21,8 @@
 #   symlink TARGET NAME | mknod NAME fifo|chr|blk [MAJ MIN]
 #   tmpfile DIR NAME LEN SEED [fsync]   O_TMPFILE, written (fsync'd while
 #                             nameless), then linkat(2) to NAME
+#   remount                   remount read-only and back (the log on disk
+#                             is empty until the next full commit)
 #   fill F                    fallocate F until the file system is full
 #   resv N                    the writer's reserved_clusters (sysfs)
 #   fsync P | fdatasync F     persistence points
@@ -364,6 +366,10 @@ cr_step() {
 			_i=$((_i + 1))
 		done
 		return 0
+		;;
+	remount)
+		# read-only and back: jbd2 empties the log (JBD2_FLUSHED)
+		mount -o remount,ro "$CR_MNT" && mount -o remount,rw "$CR_MNT"
 		;;
 	mkdir) mkdir "$1" ;;
 	rmdir) rmdir "$1" ;;
