@@ -36,7 +36,7 @@ readonly IGNORE_PATTERNS=(
 usage() {
 	cat <<'EOF'
 usage: ./run-qemu.sh [-d IMAGE]... [-f FILE]... [-o OUTDIR] [-t SECONDS]
-                     [-m MEM] [--accel auto|kvm|tcg] [-i] [-q]
+                     [-m MEM] [--accel auto|kvm|tcg] [--host-root] [-i] [-q]
                      [SCRIPT [ARGS...]]
        ./run-qemu.sh --scan-console CONSOLE_LOG [TAINTED]
        ./run-qemu.sh --help
@@ -67,6 +67,15 @@ Options:
   --accel A    auto (default): KVM if a bounded probe boot works (the verdict
                is cached in build/.accel-$KVER; delete it to probe again),
                else TCG; kvm or tcg force one.
+  --host-root  run SCRIPT (or the shell) with the host's root file system
+               as the guest's: / shared read-only over virtio-9p, a tmpfs
+               overlay on top (the guest may write anywhere; nothing
+               reaches the host but $OUT), chrooted into by the initramfs.
+               The guest gets the host's whole userland (bash, xfs_io,
+               perl, udev, ...) and the host's /lib/modules/$KVER; our
+               modules are not in it (pass them with -f and insmod them).
+               For fstests (tests/fstests); the busybox initramfs alone
+               stays the default.
   -i           interactive: the console is this terminal (Ctrl-A X quits
                QEMU, Ctrl-A C the monitor); "exit" in the guest powers off.
   -q           quiet: do not stream the console, print only the verdict.
@@ -215,6 +224,7 @@ mem=1024M
 accel=auto
 interactive=0
 quiet=0
+host_root=0
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	-d) [[ $# -ge 2 ]] || die_usage "-d needs an IMAGE"; images+=("$2"); shift 2 ;;
@@ -224,6 +234,7 @@ while [[ $# -gt 0 ]]; do
 	-m) [[ $# -ge 2 ]] || die_usage "-m needs MEM"; mem=$2; shift 2 ;;
 	--accel) [[ $# -ge 2 ]] || die_usage "--accel needs auto, kvm or tcg"; accel=$2; shift 2 ;;
 	--accel=*) accel=${1#--accel=}; shift ;;
+	--host-root) host_root=1; shift ;;
 	-i) interactive=1; shift ;;
 	-q) quiet=1; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -446,6 +457,7 @@ done
 	echo "HARNESS_SCRIPT=$(shq "$script_name")"
 	echo "HARNESS_ACCEL=$accel"
 	echo "HARNESS_TIMEOUT=${tmo:-}"
+	echo "HARNESS_ROOT=$( ((host_root)) && echo host || echo initramfs)"
 	printf 'set --'
 	for a in "${args[@]}"; do
 		printf ' %s' "$(shq "$a")"
@@ -495,6 +507,12 @@ for img in "${images[@]}"; do
 		-device "virtio-blk-pci,drive=d$i,serial=ext4fc-d$i,addr=$(printf '0x%x' $((8 + i)))")
 	i=$((i + 1))
 done
+if ((host_root)); then
+	# The host's / read-only; multidevs=remap keeps inode numbers unique
+	# across the host's mounts (QEMU warns otherwise).
+	# shellcheck disable=SC2054 # commas belong to the option value
+	qemu+=(-virtfs "local,path=/,mount_tag=ext4fc-hostroot,security_model=none,readonly=on,multidevs=remap")
+fi
 qemu+=(-drive "if=none,id=out,file=$(qemu_path "$results_img"),format=raw,cache=unsafe"
 	-device "virtio-blk-pci,drive=out,serial=ext4fc-out,addr=$(printf '0x%x' $((8 + i)))")
 # shellcheck disable=SC2206 # QEMU_OPTS is split on blanks on purpose
@@ -511,7 +529,7 @@ echo >>"$outdir/qemu.log"
 
 what=${script_name:-shell}
 if ((!quiet)); then
-	say "$what: kernel $KVER, accel $accel ($why), ${#images[@]} disk(s), timeout ${tmo:-none}"
+	say "$what: kernel $KVER, accel $accel ($why), ${#images[@]} disk(s), timeout ${tmo:-none}$( ((host_root)) && echo ", host root")"
 	say "results: $rel_out/"
 fi
 
