@@ -24,7 +24,8 @@ PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
 	e2fsprogs cpio dmsetup shellcheck \
 	fsmark dbench gnuplot-nox clang python3 \
 	autoconf automake libtool uuid-dev xfslibs-dev libattr1-dev \
-	libacl1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev
+	libacl1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev \
+	xfsprogs attr acl bc psmisc fio udev
 
 # 'make run', 'make check' and 'make bench(-full)' first check the packages they
 # need (scripts/deps.sh: one dpkg-query; as root it installs what is
@@ -34,7 +35,8 @@ PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
 # every target unless it is named here too.
 NOT_FOR_RUN := fsmark dbench gnuplot-nox clang python3 shellcheck \
 	autoconf automake libtool uuid-dev xfslibs-dev libattr1-dev \
-	libacl1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev
+	libacl1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev \
+	xfsprogs attr acl bc psmisc fio udev
 RUN_PACKAGES := $(filter-out $(NOT_FOR_RUN),$(PACKAGES))
 # '+': the check runs under 'make -n' too, and then only says what it
 # would install.
@@ -107,6 +109,9 @@ help:
 	@echo "make bench          benchmarks, ~12 min: ext4fc vs stock ext4, fc on/off (build/bench)"
 	@echo "make bench-full     the same, longer runs and more repetitions (build/bench-full)"
 	@echo "make crash-long     randomized crash workloads: SEEDS=N (1000) START=M (1) KIND=seed|cseed"
+	@echo "make fstests        fstests in QEMU, ext4fc beside stock ext4 (hours): TESTS=\"generic/455 ...\""
+	@echo "                    GROUPS=\"log ...\" SHARD=K/N JOBS=N (guests at once); default set: log,"
+	@echo "                    generic/455 457 482, ext4/quick.  fstests-report DIRS=\"...\" merges shards"
 	@echo "make stress         fsstress on dm-log-writes, replayed to every FUA write, ext4fc"
 	@echo "                    beside stock ext4: SEEDS=N (20) START=M MIX=fsync|default|both"
 	@echo "make corrupt-images corrupted fast-commit areas mounted in QEMU: N=images (500) START=M (0)"
@@ -193,6 +198,35 @@ $(FSTESTS)/.ext4fc-configured: $(TOP)/scripts/fstests-src.sh $(BUILD)/fstests-sr
 	$(Q)$(TOP)/scripts/fstests-src.sh
 	$(Q)touch $@
 
+# The whole suite, built in place (fstests' own make; its warnings are its
+# business).  run-qemu.sh --host-root guests run it from there.
+.PHONY: fstests-build fstests fstests-report
+fstests-build: $(FSTESTS)/.ext4fc-built
+
+$(FSTESTS)/.ext4fc-built: $(FSTESTS)/.ext4fc-configured
+	$(call need,autoconf,autoconf)
+	@echo "  FSTESTS make (a few minutes, once)"
+	$(Q)$(MAKE) -s -C $(FSTESTS) -j$(JOBS) >$(FSTESTS)/build.log 2>&1 || \
+		{ tail -n 20 $(FSTESTS)/build.log >&2; echo "fstests did not build: see $(FSTESTS)/build.log (missing -dev package? 'make deps')" >&2; exit 1; }
+	$(Q)touch $@
+
+# fstests side by side (tests/fstests/run.sh --help): TESTS, GROUPS, SHARD,
+# JOBS (guests at once; 1 unless given), FSTESTS_FS (default both),
+# FSTESTS_ARGS for more options.
+FSTESTS_JOBS := $(if $(filter command line environment,$(origin JOBS)),$(JOBS),1)
+FSTESTS_FS ?= ext4fc ext4
+fstests:
+	$(DEPS_CHECK) fstests $(PACKAGES)
+	$(Q)$(MAKE) --no-print-directory all fstests-build
+	$(Q)$(TOP)/tests/fstests/run.sh --fs "$(FSTESTS_FS)" --jobs $(FSTESTS_JOBS) \
+		$(if $(TESTS),--tests "$(TESTS)") $(if $(GROUPS),--groups "$(GROUPS)") \
+		$(if $(SHARD),--shard $(SHARD)) $(FSTESTS_ARGS)
+
+# Merge results from several machines (shards): DIRS="dir1 dir2 ...".
+fstests-report:
+	$(Q)python3 $(TOP)/tests/fstests/report.py -o $(BUILD)/results/fstests-merged.md $(DIRS)
+	@echo "merged report: $(BUILD)/results/fstests-merged.md"
+
 # fsstress and replay-log, static, with the flags fstests' own Makefiles
 # give them; their warnings are fstests' business.
 .PHONY: stress-helpers
@@ -260,7 +294,7 @@ check:
 	$(Q)$(TOP)/tests/check.sh
 
 # The fuzz test needs clang; without it, it says so and is skipped.
-check-build: all stress-helpers $(if $(shell command -v clang),$(FUZZER))
+check-build: all stress-helpers fstests-build $(if $(shell command -v clang),$(FUZZER))
 
 # Randomized crash workloads at length (tests/crash/long.sh): seeds
 # START..START+SEEDS-1, a QEMU boot per BATCH (100) seeds; KIND=cseed:

@@ -59,8 +59,9 @@ fi
 
 case $target in
 run) why="to build the modules against Debian's 6.1 kernel (its source and headers) and boot them in QEMU" ;;
-check) why="to build the modules and run the test suite in QEMU, with the fuzzer, the benchmarks' smoke test and fstests' helpers" ;;
+check) why="to build the modules and run the test suite in QEMU, with the fuzzer, the benchmarks' smoke test and an fstests smoke run" ;;
 bench) why="to build the modules and run the benchmarks in QEMU (fs_mark, dbench, gnuplot)" ;;
+fstests) why="to build fstests and run it in QEMU on the host's userland (xfsprogs, attr, acl, fio, udev, ...)" ;;
 *) why="for any target (the Makefile's PACKAGES)" ;;
 esac
 say "'make $target' needs ${#missing[@]} Debian package(s) that are not installed,"
