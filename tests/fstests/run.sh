@@ -252,7 +252,12 @@ progress() {
 start=$SECONDS
 progress &
 ppid=$!
-trap 'kill "$ppid" 2>/dev/null; jobs -p | xargs -r kill 2>/dev/null; true' EXIT
+# shellcheck disable=SC2317 # called from the EXIT trap
+stop_all() {
+	kill "$ppid" 2>/dev/null || true
+	jobs -p | xargs -r kill 2>/dev/null || true
+}
+trap stop_all EXIT
 n_parts=$((jobs < ${#run[@]} ? jobs : ${#run[@]}))
 running=0
 for fs in $fs_list; do
