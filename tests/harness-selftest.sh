@@ -322,6 +322,27 @@ case_013() {
 	done
 }
 
+desc[014]="--host-root: the host's userland, read-only; only \$OUT comes back"
+case_014() {
+	local mark=$d/host-file
+	echo host >"$mark"
+	script hr.sh <<EOF
+#!/bin/sh
+command -v bash >/dev/null && echo "has bash" >"\$OUT/found"
+[ -f /init ] && echo "initramfs init visible" >>"\$OUT/found"
+echo guest >"$mark" && echo "wrote $mark" >"\$OUT/wrote"
+mkdir -p /etc/ext4fc-selftest && echo "wrote /etc" >>"\$OUT/wrote"
+grep -q ' / overlay ' /proc/mounts && echo "root is overlay" >>"\$OUT/found"
+exit 0
+EOF
+	rq -q --host-root -t 60 -o "$d/res" "$d/hr.sh"
+	want_rc 0 && want_in "$d/res/found" "has bash" && want_in "$d/res/found" "root is overlay" &&
+		want_not_in "$d/res/found" "initramfs init visible" &&
+		want_in "$d/res/wrote" "wrote $mark" || return 1
+	[[ $(cat "$mark") == host ]] || { why="the guest's write reached the host's $mark"; return 1; }
+	[[ ! -e /etc/ext4fc-selftest ]] || { why="the guest's mkdir reached the host's /etc"; return 1; }
+}
+
 # --- driver ------------------------------------------------------------------
 
 cases=("$@")
