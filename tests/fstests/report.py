@@ -3,6 +3,7 @@
 
     tests/fstests/report.py [-o REPORT.md] DIR [DIR...]
 
+A test the guest killed after run.sh's per-test budget is "timeout".
 Each DIR is a run.sh output directory (OUT/<fs>/part-K/...); several DIRs
 (shards run on other machines, copied here) are merged, test by test.  For
 every test: stock ext4's verdict, ext4fc's, and the seconds each took, from
@@ -10,8 +11,8 @@ fstests' xunit result.xml; a test a guest was given but never reported is
 "lost" with the guest's exit status.  Writes REPORT.md (default
 DIR/report.md) and prints the totals and the regressions.
 
-Exit status: 0 when no test failed or was lost on ext4fc unless it also
-failed on stock ext4, and no ext4fc guest hit a kernel failure; 1 otherwise;
+Exit status: 0 when no test failed, timed out or was lost on ext4fc unless
+it also failed or timed out on stock ext4, and no ext4fc guest hit a kernel failure; 1 otherwise;
 2 bad input.
 """
 
@@ -97,8 +98,16 @@ def collect(dirs):
                         rc = f.read().strip()
                 harness.append((fs, pdir, rc))
                 xr = read_xunit(os.path.join(pdir, "guest", "results", "result.xml"))
+                killed = set()
+                kp = os.path.join(pdir, "guest", "timeouts")
+                if os.path.exists(kp):
+                    with open(kp) as f:
+                        killed = {t.strip() for t in f if t.strip()}
                 for t in planned:
-                    if t in xr:
+                    if t in killed:
+                        v, secs, msg = "timeout", (xr.get(t) or ("", "", ""))[1], \
+                            "killed after the per-test budget (run.sh --per-test)"
+                    elif t in xr:
                         v, secs, msg = xr[t]
                     else:
                         why = HARNESS_RC.get(rc, f"exit {rc}")
@@ -138,8 +147,8 @@ def main():
     for t in tests:
         ours = results.get("ext4fc", {}).get(t)
         stock = results.get("ext4", {}).get(t)
-        if ours and ours["verdict"] in ("fail", "lost"):
-            if not stock or stock["verdict"] != "fail":
+        if ours and ours["verdict"] in ("fail", "lost", "timeout"):
+            if not stock or stock["verdict"] not in ("fail", "timeout"):
                 regress.append(t)
 
     lines = ["# fstests: ext4fc beside stock ext4", ""]
@@ -155,7 +164,7 @@ def main():
             continue
         note = ""
         for fs, r in zip(fss, rs):
-            if r and r["verdict"] in ("fail", "lost", "notrun") and r["msg"]:
+            if r and r["verdict"] in ("fail", "lost", "notrun", "timeout") and r["msg"]:
                 note += ("; " if note else "") + f"{FS_LABEL[fs]}: {short(r['msg'], 70)}"
         if t in regress:
             note = "**ext4fc only** " + note
@@ -163,11 +172,11 @@ def main():
                                        + [(r or {}).get("secs", "") or "" for r in rs]
                                        + [note.replace("|", "/")]) + " |")
 
-    lines += ["", "## Totals", "", "| | pass | fail | not run | lost | excluded | seconds |",
-              "|---|---|---|---|---|---|---|"]
+    lines += ["", "## Totals", "", "| | pass | fail | not run | timeout | lost | excluded | seconds |",
+              "|---|---|---|---|---|---|---|---|"]
     totals = {}
     for fs in fss:
-        c = {"pass": 0, "fail": 0, "notrun": 0, "lost": 0}
+        c = {"pass": 0, "fail": 0, "notrun": 0, "timeout": 0, "lost": 0}
         secs = 0
         for r in results[fs].values():
             c[r["verdict"]] += 1
@@ -177,7 +186,7 @@ def main():
                 pass
         totals[fs] = c
         lines.append(f"| {FS_LABEL[fs]} | {c['pass']} | {c['fail']} | {c['notrun']} | "
-                     f"{c['lost']} | {len(excluded)} | {secs} |")
+                     f"{c['timeout']} | {c['lost']} | {len(excluded)} | {secs} |")
 
     lines += ["", "## Guests", "", "| fs | part | exit | meaning |", "|---|---|---|---|"]
     bad_guest = []
@@ -199,7 +208,8 @@ def main():
     for fs in fss:
         c = totals[fs]
         print(f"fstests: {FS_LABEL[fs]:10s}: {c['pass']} passed, {c['fail']} failed, "
-              f"{c['notrun']} not run, {c['lost']} lost, {len(excluded)} excluded")
+              f"{c['notrun']} not run, {c['timeout']} timed out, {c['lost']} lost, "
+              f"{len(excluded)} excluded")
     for t in regress:
         r = results["ext4fc"][t]
         print(f"fstests: FAIL on ext4fc only: {t}: {short(r['msg'], 150)}")

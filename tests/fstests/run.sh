@@ -7,8 +7,9 @@
 # overlay) with FSTYP=ext4 and MKFS_OPTIONS="-O fast_commit" on three
 # fresh sparse virtio disks (TEST, SCRATCH, LOGWRITES); ext4fc registers as
 # "ext4" there (fs_name=ext4) and stock ext4 is never loaded in its boots.
-# The tests of a file system are split into JOBS parts, one guest each, and
-# up to JOBS guests run at once.  Results (fstests' own, with -R xunit) land
+# The list is cut into parts of CHUNK tests, one guest each (results come
+# back as each part ends); up to JOBS guests run at once, the file systems'
+# parts interleaved so that both columns fill at the same pace.  Results (fstests' own, with -R xunit) land
 # in OUT/<fs>/part-K/guest/results (JUnit: OUT/<fs>/result-part-K.xml);
 # OUT/report.md is the side-by-side table (tests/fstests/report.py).
 set -euo pipefail
@@ -20,7 +21,7 @@ build=${BUILD:-$top/build}
 usage() {
 	cat <<'EOF'
 usage: tests/fstests/run.sh [--fs "ext4fc ext4"] [--tests "T..."] [--groups "G..."]
-                            [--shard K/N] [--jobs N] [--smp N] [--per-test S]
+                            [--shard K/N] [--jobs N] [--chunk N] [--smp N] [--per-test S]
                             [--exclude FILE] [--modules DIR] [-o OUT]
 
   --fs LIST       file systems, blank- or comma-separated: ext4fc (ours, as
@@ -33,9 +34,12 @@ usage: tests/fstests/run.sh [--fs "ext4fc ext4"] [--tests "T..."] [--groups "G..
                   group, generic/455 457 482 and ext4/quick.
   --shard K/N     keep the K-th of N interleaved slices of the list (1-based):
                   N machines each run one shard, report.py merges them
-  --jobs N        guests at once, and parts per file system (default 1)
+  --jobs N        guests at once (default 1)
+  --chunk N       tests per guest (default 10)
   --smp N         CPUs per guest (default 1)
-  --per-test S    the guest's time limit is 300 s + S per test (default 900)
+  --per-test S    a test still running after S seconds is killed and
+                  reported as "timeout" (default 600; 0: no limit, and the
+                  guest's own limit is 900 s per test)
   --exclude FILE  tests not to run, one per line, '#' starts the reason
                   (default tests/fstests/exclude); they are listed in the
                   report with that reason
@@ -63,8 +67,9 @@ tests=""
 groups=""
 shard=""
 jobs=1
+chunk=10
 smp=1
-per_test=900
+per_test=600
 exclude=$top/tests/fstests/exclude
 modules=$build
 out=""
@@ -77,6 +82,7 @@ while [[ $# -gt 0 ]]; do
 	--groups) groups=$2 ;;
 	--shard) shard=$2 ;;
 	--jobs) jobs=$2 ;;
+	--chunk) chunk=$2 ;;
 	--smp) smp=$2 ;;
 	--per-test) per_test=$2 ;;
 	--exclude) exclude=$2 ;;
@@ -95,7 +101,8 @@ done
 [[ -n ${fs_list// /} ]] || die "--fs is empty"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a number >= 1, not '$jobs'"
 [[ $smp =~ ^[1-9][0-9]*$ ]] || die "--smp wants a number >= 1, not '$smp'"
-[[ $per_test =~ ^[1-9][0-9]*$ ]] || die "--per-test wants seconds, not '$per_test'"
+[[ $chunk =~ ^[1-9][0-9]*$ ]] || die "--chunk wants a number >= 1, not '$chunk'"
+[[ $per_test =~ ^[0-9]+$ ]] || die "--per-test wants seconds, not '$per_test'"
 shard_k=1 shard_n=1
 if [[ -n $shard ]]; then
 	[[ $shard =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] || die "--shard wants K/N, like 2/4, not '$shard'"
@@ -145,8 +152,8 @@ expand_group() {
 }
 
 if [[ -z $tests && -z $groups ]]; then
-	groups="log ext4/quick"
 	tests="generic/455 generic/457 generic/482"
+	groups="log ext4/quick"
 fi
 all=$(
 	for t in $tests; do
@@ -158,7 +165,18 @@ all=$(
 		((n > 0)) || { echo "$prog: group $g has no tests" >&2; exit 2; }
 	done 3>&1
 ) || exit 2
-mapfile -t all < <(sort -u <<<"$all")
+# In the order given, each test once; the tests tests/fstests/slow names
+# (the slowest under TCG) last.
+declare -A slow=()
+while read -r t _; do
+	[[ -z $t || $t == \#* ]] || slow[$t]=1
+done <"$top/tests/fstests/slow"
+mapfile -t all < <(awk '!seen[$0]++' <<<"$all")
+first=() last=()
+for t in "${all[@]}"; do
+	if [[ -n ${slow[$t]:-} ]]; then last+=("$t"); else first+=("$t"); fi
+done
+all=("${first[@]}" "${last[@]}")
 
 declare -A excluded=()
 while read -r t reason; do
@@ -199,7 +217,7 @@ done >"$out/excluded.tsv"
 	echo "fstests=$("$top/scripts/fstests-src.sh" --print)"
 	echo "ext4fc=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown) modules=$modules"
 	echo "fs=$fs_list"
-	echo "shard=$shard_k/$shard_n jobs=$jobs smp=$smp"
+	echo "shard=$shard_k/$shard_n jobs=$jobs chunk=$chunk smp=$smp per_test=$per_test"
 	echo "selected=${#all[@]} run=${#run[@]} excluded=${#skipped[@]}"
 	echo "mkfs_options=-O fast_commit"
 } >"$out/settings"
@@ -211,27 +229,25 @@ say "${#run[@]} test(s) on ${fs_list// /, } (${#skipped[@]} excluded, shard $sha
 
 # part FS K: boot one guest for the K-th part of FS's tests.
 part() {
-	local fs=$1 k=$2 dir list=() i rc=0 tmo
-	dir=$out/$fs/part-$k
+	local fs=$1 k=$2 dir list=() rc=0 tmo
+	dir=$out/$fs/part-$(printf %03d "$k")
 	mkdir -p "$dir"
-	for ((i = k - 1; i < ${#run[@]}; i += jobs)); do
-		list+=("${run[i]}")
-	done
+	list=("${run[@]:$(((k - 1) * chunk)):chunk}")
 	printf '%s\n' "${list[@]}" >"$dir/tests.list"
 	mkdir -p "$dir/disks"
 	truncate -s 3G "$dir/disks/test.img" "$dir/disks/scratch.img" "$dir/disks/log.img"
-	tmo=$((300 + per_test * ${#list[@]}))
+	tmo=$((300 + (per_test > 0 ? per_test + 60 : 900) * ${#list[@]}))
 	QEMU_SMP=$smp QEMU_APPEND="sysctl.kernel.hung_task_timeout_secs=600 ${QEMU_APPEND:-}" \
 		RESULTS_SIZE=1G "$top/run-qemu.sh" --host-root -q -m 2048M -t "$tmo" -o "$dir/guest" \
 		-d "$dir/disks/test.img" -d "$dir/disks/scratch.img" -d "$dir/disks/log.img" \
 		-f "$modules/jbd2fc.ko" -f "$modules/ext4fc.ko" \
-		"$top/tests/fstests/fstests.guest" "$fs" "$fstests" "${list[@]}" \
+		"$top/tests/fstests/fstests.guest" "$fs" "$fstests" "$per_test" "${list[@]}" \
 		>"$dir/run-qemu.log" 2>&1 || rc=$?
 	rm -rf "$dir/disks"
 	echo "$rc" >"$dir/harness.rc"
 	# fstests' JUnit file, one per part, where CI tools look for it
-	cp -f "$dir/guest/results/result.xml" "$out/$fs/result-part-$k.xml" 2>/dev/null || true
-	say "$fs part $k: guest done, exit $rc ($(tail -n 1 "$dir/run-qemu.log"))"
+	cp -f "$dir/guest/results/result.xml" "$out/$fs/result-${dir##*/}.xml" 2>/dev/null || true
+	say "$fs part $k of $n_parts (${list[0]} .. ${list[-1]}): exit $rc, $(grep -c . "$dir/guest/timeouts" 2>/dev/null || echo 0) timeout(s) ($(tail -n 1 "$dir/run-qemu.log"))"
 }
 
 # progress: every minute, how many tests have started (fstests writes
@@ -258,10 +274,10 @@ stop_all() {
 	jobs -p | xargs -r kill 2>/dev/null || true
 }
 trap stop_all EXIT
-n_parts=$((jobs < ${#run[@]} ? jobs : ${#run[@]}))
+n_parts=$(((${#run[@]} + chunk - 1) / chunk))
 running=0
-for fs in $fs_list; do
-	for ((k = 1; k <= n_parts; k++)); do
+for ((k = 1; k <= n_parts; k++)); do
+	for fs in $fs_list; do
 		if ((running >= jobs)); then
 			wait -n || true
 			running=$((running - 1))
