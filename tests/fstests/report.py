@@ -30,7 +30,9 @@ HARNESS_RC = {
     "124": "guest timed out",
     "125": "kernel failure on the console (BUG/WARNING/...)",
     "255": "guest never reported back",
+    "running": "no exit status yet: running, or the run was stopped",
 }
+BAD = ("fail", "lost", "timeout")
 
 
 def fail(msg):
@@ -91,13 +93,14 @@ def collect(dirs):
                     continue
                 with open(lp) as f:
                     planned = [t.strip() for t in f if t.strip()]
-                rc = "unknown (still running?)"
+                rc = "running"
                 rp = os.path.join(pdir, "harness.rc")
                 if os.path.exists(rp):
                     with open(rp) as f:
                         rc = f.read().strip()
                 harness.append((fs, pdir, rc))
-                xr = read_xunit(os.path.join(pdir, "guest", "results", "result.xml"))
+                xp = os.path.join(pdir, "guest", "results", "result.xml")
+                xr = read_xunit(xp) if rc != "running" or os.path.exists(xp) else {}
                 killed = set()
                 kp = os.path.join(pdir, "guest", "timeouts")
                 if os.path.exists(kp):
@@ -109,6 +112,8 @@ def collect(dirs):
                             "killed after the per-test budget (run.sh --per-test)"
                     elif t in xr:
                         v, secs, msg = xr[t]
+                    elif rc == "running":
+                        v, secs, msg = "pending", "", "its guest is running (or the run was stopped)"
                     else:
                         why = HARNESS_RC.get(rc, f"exit {rc}")
                         v, secs, msg = "lost", "", f"no result: guest {why}"
@@ -124,6 +129,8 @@ def cell(r):
     v = r["verdict"]
     if v == "notrun":
         return "not run"
+    if v == "pending":
+        return "not reached"
     return v
 
 
@@ -147,8 +154,8 @@ def main():
     for t in tests:
         ours = results.get("ext4fc", {}).get(t)
         stock = results.get("ext4", {}).get(t)
-        if ours and ours["verdict"] in ("fail", "lost", "timeout"):
-            if not stock or stock["verdict"] not in ("fail", "timeout"):
+        if ours and ours["verdict"] in BAD:
+            if not stock or stock["verdict"] not in BAD + ("pending",):
                 regress.append(t)
 
     lines = ["# fstests: ext4fc beside stock ext4", ""]
@@ -164,7 +171,7 @@ def main():
             continue
         note = ""
         for fs, r in zip(fss, rs):
-            if r and r["verdict"] in ("fail", "lost", "notrun", "timeout") and r["msg"]:
+            if r and r["verdict"] in BAD + ("notrun",) and r["msg"]:
                 note += ("; " if note else "") + f"{FS_LABEL[fs]}: {short(r['msg'], 70)}"
         if t in regress:
             note = "**ext4fc only** " + note
@@ -172,11 +179,12 @@ def main():
                                        + [(r or {}).get("secs", "") or "" for r in rs]
                                        + [note.replace("|", "/")]) + " |")
 
-    lines += ["", "## Totals", "", "| | pass | fail | not run | timeout | lost | excluded | seconds |",
-              "|---|---|---|---|---|---|---|---|"]
+    lines += ["", "## Totals", "",
+              "| | pass | fail | not run | timeout | lost | not reached | excluded | seconds |",
+              "|---|---|---|---|---|---|---|---|---|"]
     totals = {}
     for fs in fss:
-        c = {"pass": 0, "fail": 0, "notrun": 0, "timeout": 0, "lost": 0}
+        c = {"pass": 0, "fail": 0, "notrun": 0, "timeout": 0, "lost": 0, "pending": 0}
         secs = 0
         for r in results[fs].values():
             c[r["verdict"]] += 1
@@ -186,13 +194,13 @@ def main():
                 pass
         totals[fs] = c
         lines.append(f"| {FS_LABEL[fs]} | {c['pass']} | {c['fail']} | {c['notrun']} | "
-                     f"{c['timeout']} | {c['lost']} | {len(excluded)} | {secs} |")
+                     f"{c['timeout']} | {c['lost']} | {c['pending']} | {len(excluded)} | {secs} |")
 
     lines += ["", "## Guests", "", "| fs | part | exit | meaning |", "|---|---|---|---|"]
     bad_guest = []
     for fs, pdir, rc in harness:
         lines.append(f"| {fs} | {os.path.basename(pdir)} | {rc} | {HARNESS_RC.get(rc, '')} |")
-        if fs == "ext4fc" and rc not in ("0", "1"):
+        if fs == "ext4fc" and rc not in ("0", "1", "running"):
             bad_guest.append((pdir, rc))
 
     if regress:
@@ -209,7 +217,7 @@ def main():
         c = totals[fs]
         print(f"fstests: {FS_LABEL[fs]:10s}: {c['pass']} passed, {c['fail']} failed, "
               f"{c['notrun']} not run, {c['timeout']} timed out, {c['lost']} lost, "
-              f"{len(excluded)} excluded")
+              f"{c['pending']} not reached, {len(excluded)} excluded")
     for t in regress:
         r = results["ext4fc"][t]
         print(f"fstests: FAIL on ext4fc only: {t}: {short(r['msg'], 150)}")
