@@ -25,7 +25,7 @@ PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
 	fsmark dbench gnuplot-nox clang python3 \
 	autoconf automake libtool uuid-dev xfslibs-dev libattr1-dev \
 	libacl1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev \
-	xfsprogs attr acl bc psmisc fio udev
+	xfsprogs attr acl bc psmisc fio udev gawk
 
 # 'make run', 'make check' and 'make bench(-full)' first check the packages they
 # need (scripts/deps.sh: one dpkg-query; as root it installs what is
@@ -36,7 +36,7 @@ PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
 NOT_FOR_RUN := fsmark dbench gnuplot-nox clang python3 shellcheck \
 	autoconf automake libtool uuid-dev xfslibs-dev libattr1-dev \
 	libacl1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev \
-	xfsprogs attr acl bc psmisc fio udev
+	xfsprogs attr acl bc psmisc fio udev gawk
 RUN_PACKAGES := $(filter-out $(NOT_FOR_RUN),$(PACKAGES))
 # '+': the check runs under 'make -n' too, and then only says what it
 # would install.

@@ -125,7 +125,7 @@ for k in jbd2fc ext4fc; do
 	[[ -f $modules/$k.ko ]] || die "$modules/$k.ko is missing: run 'make'"
 done
 for c in xfs_io:xfsprogs dmsetup:dmsetup udevadm:udev mkfs.ext4:e2fsprogs \
-	getfattr:attr setfacl:acl bc:bc fio:fio python3:python3; do
+	getfattr:attr setfacl:acl bc:bc fio:fio python3:python3 gawk:gawk; do
 	command -v "${c%%:*}" >/dev/null 2>&1 || PATH=$PATH:/sbin:/usr/sbin command -v "${c%%:*}" >/dev/null 2>&1 ||
 		die "${c%%:*} not found: fstests needs it in the guest (the host's userland): install ${c#*:} (or run 'make deps')"
 done
