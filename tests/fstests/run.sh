@@ -165,12 +165,25 @@ all=$(
 		((n > 0)) || { echo "$prog: group $g has no tests" >&2; exit 2; }
 	done 3>&1
 ) || exit 2
+# read_list FILE NAME: the test list FILE (a test per line, then '#' and
+# why; '#' lines are comments) into the associative array NAME, test ->
+# why.  tests/fstests/exclude and tests/fstests/slow are such lists.
+read_list() {
+	local -n into=$2
+	local t why
+	while read -r t why; do
+		[[ -z $t || $t == \#* ]] && continue
+		why=${why#\#}
+		why=${why# }
+		# shellcheck disable=SC2034 # into is a nameref: the caller's array
+		into["$t"]=${why:-"(no reason given in ${1##*/})"}
+	done <"$1"
+}
+
 # In the order given, each test once; the tests tests/fstests/slow names
 # (the slowest under TCG) last.
 declare -A slow=()
-while read -r t _; do
-	[[ -z $t || $t == \#* ]] || slow[$t]=1
-done <"$top/tests/fstests/slow"
+read_list "$top/tests/fstests/slow" slow
 mapfile -t all < <(awk '!seen[$0]++' <<<"$all")
 first=() last=()
 for t in "${all[@]}"; do
@@ -179,10 +192,7 @@ done
 all=("${first[@]}" "${last[@]}")
 
 declare -A excluded=()
-while read -r t reason; do
-	[[ -z $t || $t == \#* ]] && continue
-	excluded[$t]=${reason#\#}
-done <"$exclude"
+read_list "$exclude" excluded
 run=()
 skipped=()
 i=0
