@@ -19,24 +19,21 @@ JOBS ?= $(shell nproc)
 Q ?= @
 
 # What 'make deps' installs (Debian 12).  Targets that miss one say which.
-PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
-	gcc make libc6-dev kmod xz-utils git qemu-system-x86 busybox-static \
-	e2fsprogs cpio dmsetup shellcheck \
-	fsmark dbench gnuplot-nox clang python3 \
+# Only the tests, benchmarks, style check and fstests use these (fstests:
+# its build dependencies, then what it runs from the host's userland).
+TEST_PACKAGES := shellcheck fsmark dbench gnuplot-nox clang python3 \
 	autoconf automake libtool uuid-dev xfslibs-dev libattr1-dev \
 	libacl1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev \
 	xfsprogs attr acl bc psmisc fio udev gawk
+PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
+	gcc make libc6-dev kmod xz-utils git qemu-system-x86 busybox-static \
+	e2fsprogs cpio dmsetup $(TEST_PACKAGES)
 
 # 'make run', 'make check' and 'make bench(-full)' first check the packages they
 # need (scripts/deps.sh: one dpkg-query; as root it installs what is
 # missing, otherwise it says 'sudo make deps' and stops).  check and bench
-# need all of PACKAGES; run all but what only the tests, benchmarks and
-# style check use, named here.  A package added to PACKAGES counts for
-# every target unless it is named here too.
-NOT_FOR_RUN := fsmark dbench gnuplot-nox clang python3 shellcheck \
-	autoconf automake libtool uuid-dev xfslibs-dev libattr1-dev \
-	libacl1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev \
-	xfsprogs attr acl bc psmisc fio udev gawk
+# need all of PACKAGES; run all but TEST_PACKAGES.
+NOT_FOR_RUN := $(TEST_PACKAGES)
 RUN_PACKAGES := $(filter-out $(NOT_FOR_RUN),$(PACKAGES))
 # '+': the check runs under 'make -n' too, and then only says what it
 # would install.
@@ -225,6 +222,7 @@ fstests:
 
 # Merge results from several machines (shards): DIRS="dir1 dir2 ...".
 fstests-report:
+	$(if $(DIRS),,$(error fstests-report: give the result directories, e.g. DIRS="build/results/shard-1 build/results/shard-2"))
 	$(Q)python3 $(TOP)/tests/fstests/report.py -o $(BUILD)/results/fstests-merged.md $(DIRS)
 	@echo "merged report: $(BUILD)/results/fstests-merged.md"
 
