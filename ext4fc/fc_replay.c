@@ -44,7 +44,9 @@
  * short by a crash can simply be run again from the start and arrives at
  * the same file system.  Handlers write through the buffer cache without
  * a journal (EXT4_FC_REPLAY in s_mount_state tells the rest of ext4 so);
- * jbd2 syncs the device before it declares the journal recovered.
+ * jbd2 syncs the device before it declares the journal recovered.  A
+ * read-only mount recovers too, with SB_RDONLY lifted while replay runs
+ * (ext4fc_replay_block()).
  *
  * Inodes.  An INODE record is laid over the inode on disk, but for the
  * block map, which the range records keep up to date, and the orphan
@@ -1208,9 +1210,53 @@ static int fc_replay_block(struct fc_walk *w, struct fcp_cursor *c)
 	}
 }
 
+/* One block of the fast-commit area, off counting from 0, in either pass. */
+static int fc_walk_block(struct fc_walk *w, struct buffer_head *bh, int off)
+{
+	struct super_block *sb = w->sb;
+	struct ext4_fc_replay_state *rs = w->rs;
+	enum passtype pass = w->pass;
+	struct fcp_cursor c;
+	int ret;
+
+	if (!off) {
+		if (pass == PASS_SCAN)
+			fc_scan_begin(w);
+		else if (fc_replay_begin(w) == JBD2_FC_REPLAY_STOP)
+			return JBD2_FC_REPLAY_STOP;
+	}
+	if (rs->rs_pass != pass || rs->rs_stopped)
+		return JBD2_FC_REPLAY_STOP;
+	if (off != rs->rs_next_off) {
+		ext4_msg(sb, KERN_WARNING,
+			 "fast commit %s: got fc block %d, expected %d",
+			 pass == PASS_SCAN ? "scan" : "replay", off,
+			 rs->rs_next_off);
+		if (pass == PASS_SCAN)
+			return fc_scan_stop(w, -EFSCORRUPTED);
+		return fc_replay_end(w);
+	}
+	rs->rs_next_off++;
+	fcp_cursor_init(&c, bh->b_data, bh->b_size, off);
+	if (pass == PASS_SCAN) {
+		ret = fc_scan_block(w, &c);
+		trace_ext4_fc_replay_scan(sb, ret < 0 ? ret : rs->rs_error,
+					  off);
+		return ret;
+	}
+	return fc_replay_block(w, &c);
+}
+
 /*
  * jbd2's replay callback: each block of the fast-commit area in order,
  * off counting from 0, for PASS_SCAN and then for PASS_REPLAY.
+ *
+ * A read-only mount that finds the journal needing recovery recovers it
+ * all the same (ext4 enables write access for it) but leaves SB_RDONLY
+ * set, and a handle refuses to start on a read-only super block: the
+ * extent and directory code replay goes through would fail with -EROFS.
+ * The flag is lifted while a block is replayed, as ext4's orphan cleanup
+ * lifts it on such a mount.
  */
 int ext4fc_replay_block(journal_t *journal, struct buffer_head *bh,
 			enum passtype pass, int off, tid_t expected_tid)
@@ -1222,36 +1268,15 @@ int ext4fc_replay_block(journal_t *journal, struct buffer_head *bh,
 		.pass = pass,
 		.tid = expected_tid,
 	};
-	struct ext4_fc_replay_state *rs = w.rs;
-	struct fcp_cursor c;
+	bool lift = pass == PASS_REPLAY && sb_rdonly(sb);
 	int ret;
 
 	if (pass != PASS_SCAN && pass != PASS_REPLAY)
 		return JBD2_FC_REPLAY_STOP;
-	if (!off) {
-		if (pass == PASS_SCAN)
-			fc_scan_begin(&w);
-		else if (fc_replay_begin(&w) == JBD2_FC_REPLAY_STOP)
-			return JBD2_FC_REPLAY_STOP;
-	}
-	if (rs->rs_pass != pass || rs->rs_stopped)
-		return JBD2_FC_REPLAY_STOP;
-	if (off != rs->rs_next_off) {
-		ext4_msg(sb, KERN_WARNING,
-			 "fast commit %s: got fc block %d, expected %d",
-			 pass == PASS_SCAN ? "scan" : "replay", off,
-			 rs->rs_next_off);
-		if (pass == PASS_SCAN)
-			return fc_scan_stop(&w, -EFSCORRUPTED);
-		return fc_replay_end(&w);
-	}
-	rs->rs_next_off++;
-	fcp_cursor_init(&c, bh->b_data, journal->j_blocksize, off);
-	if (pass == PASS_SCAN) {
-		ret = fc_scan_block(&w, &c);
-		trace_ext4_fc_replay_scan(sb, ret < 0 ? ret : rs->rs_error,
-					  off);
-		return ret;
-	}
-	return fc_replay_block(&w, &c);
+	if (lift)
+		sb->s_flags &= ~SB_RDONLY;
+	ret = fc_walk_block(&w, bh, off);
+	if (lift)
+		sb->s_flags |= SB_RDONLY;
+	return ret;
 }

@@ -10,6 +10,10 @@
 #   mkfs OPTS...              more mke2fs options (e.g. -O ^extent)
 #   mount OPTS                more mount options, every mount of the case
 #                             (e.g. commit=600: no periodic full commit)
+#   recover ro                the first mount after the power cut is
+#                             read-only (ext4 enables write access for the
+#                             recovery, as fstests' generic/388 does it);
+#                             the checks follow on a read-write mount
 #   methods M...              the power cuts the case is for (host side:
 #                             tests/crash/lib/host.sh crash_opcases)
 #   mkdir D | rmdir D | creat F | unlink F | link A B | rename A B | xchg A B
@@ -302,7 +306,7 @@ cr_step() {
 	_verb=$1
 	shift
 	case $_verb in
-	\#* | bs | fc | = | fcsize | mkfs | mount | methods | fcarea | replay-error) return 0 ;;
+	\#* | bs | fc | = | fcsize | mkfs | mount | methods | fcarea | replay-error | recover) return 0 ;;
 	thread | join)
 		echo "'$_verb' outside a threaded part (after the setup's sync only)"
 		return 2
@@ -748,6 +752,7 @@ cr_case() {
 	cr_fcsize=$(awk '$1 == "fcsize" { print $2; exit }' "$cr_wl")
 	cr_mkfs_opts=$(awk '$1 == "mkfs" { $1 = ""; sub(/^ /, ""); print; exit }' "$cr_wl")
 	cr_mount_opts=$(awk '$1 == "mount" { print $2; exit }' "$cr_wl")
+	cr_recover=$(awk '$1 == "recover" { print $2; exit }' "$cr_wl")
 	cr_replay_error=
 	grep -q '^replay-error' "$cr_wl" && cr_replay_error=1
 	cr_fcarea=$(awk '$1 == "fcarea" { print $2; exit }' "$cr_wl")
@@ -827,6 +832,19 @@ cr_case() {
 	case $cr_method in
 	idem-logwrites) cr_replay_idem_logwrites || { cr_result fail "$cr_why"; return; } ;;
 	esac
+	if [ "$cr_recover" = ro ]; then
+		_opts=$cr_mount_opts
+		cr_mount_opts=ro${_opts:+,$_opts}
+		cr_mount "$cr_fs_replayer" "$cr_dev"
+		_rc=$?
+		cr_mount_opts=$_opts
+		if [ "$_rc" != 0 ]; then
+			cr_result fail "read-only mount -t $cr_fs_replayer after the power cut (recover ro) failed$(cr_kernel_said)"
+			return
+		fi
+		cr_log "recovered by a read-only mount: $(dmesg | grep -c 'fast commit replay') fast commit replay line(s)"
+		cr_umount || { cr_result fail "umount after the read-only recovery"; return; }
+	fi
 	if ! cr_mount "$cr_fs_replayer" "$cr_dev"; then
 		cr_result fail "mount -t $cr_fs_replayer after the power cut failed$(cr_kernel_said)"
 		return
