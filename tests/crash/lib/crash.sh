@@ -190,10 +190,10 @@ cr_mkfs() {
 	fsop sparse-copy "$_tpl" "$1" 2>"$cr_dir/mkfs.err"
 }
 
-# cr_mount TYPE DEV: noatime, the plan's (mountopt) and the case's
-# (mount) options.
+# cr_mount TYPE DEV [OPTS]: noatime, the plan's (mountopt), the case's
+# (mount) options and OPTS.
 cr_mount() {
-	mount -t "$1" -o "noatime${CR_MOUNT_OPTS:+,$CR_MOUNT_OPTS}${cr_mount_opts:+,$cr_mount_opts}" \
+	mount -t "$1" -o "noatime${CR_MOUNT_OPTS:+,$CR_MOUNT_OPTS}${cr_mount_opts:+,$cr_mount_opts}${3:+,$3}" \
 		"$2" "$CR_MNT" 2>>"$cr_dir/log"
 }
 
@@ -764,6 +764,13 @@ cr_case() {
 		return
 		;;
 	esac
+	case $cr_recover:$cr_method:$cr_fs_replayer in
+	:*:* | ro:shutdown:ext4* | ro:flakey:ext4*) ;;
+	*)
+		cr_result fail "'recover $cr_recover' runs with method shutdown or flakey and a kernel replayer only (recover takes 'ro'; not $cr_method, $cr_fs_replayer): fix the case's recover or methods line"
+		return
+		;;
+	esac
 	if [ -n "$cr_replay_error" ]; then
 		case $cr_method:$cr_fs_replayer in
 		shutdown:ext4fc | flakey:ext4fc) ;;
@@ -833,12 +840,7 @@ cr_case() {
 	idem-logwrites) cr_replay_idem_logwrites || { cr_result fail "$cr_why"; return; } ;;
 	esac
 	if [ "$cr_recover" = ro ]; then
-		_opts=$cr_mount_opts
-		cr_mount_opts=ro${_opts:+,$_opts}
-		cr_mount "$cr_fs_replayer" "$cr_dev"
-		_rc=$?
-		cr_mount_opts=$_opts
-		if [ "$_rc" != 0 ]; then
+		if ! cr_mount "$cr_fs_replayer" "$cr_dev" ro; then
 			cr_result fail "read-only mount -t $cr_fs_replayer after the power cut (recover ro) failed$(cr_kernel_said)"
 			return
 		fi
