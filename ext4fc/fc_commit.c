@@ -30,23 +30,32 @@
  *
  *   New entries go to the FC_Q_MAIN generation, unless a commit (fast or
  *   full) owns the journal: then they go to FC_Q_STAGING, and the cleanup
- *   after that commit splices STAGING behind MAIN.  The journal is owned a
- *   little longer than updates are locked (from the claim until handles
- *   drain, and from the cleanup until the hand-over), so a fast commit
- *   splices STAGING behind MAIN once more when it freezes the queues, with
- *   no handle running: every change completed before the freeze is in
- *   that commit.  An fsync that waited for a fast commit relies on it
- *   (ext4_fc_commit()).  A commit walks only what it froze; what changes
- *   after the freeze is kept for the next one.
+ *   after that commit splices STAGING behind MAIN.  The journal is owned
+ *   longer than updates are locked (from the claim until handles drain,
+ *   and from the snapshot until the hand-over), so a fast commit splices
+ *   STAGING behind MAIN once more when it freezes the queues, with no
+ *   handle running: every change completed before the freeze is in that
+ *   commit.  A commit walks only what it froze; what changes after the
+ *   freeze is kept for the next one: new entries go to STAGING, and an
+ *   inode of the frozen MAIN that changes again is marked
+ *   EXT4_STATE_FC_REQUEUE, which keeps it queued at the cleanup.  Each
+ *   snapshot is numbered (s_fc_subtid, taken before the freeze) and a
+ *   fast commit that reaches the disk publishes its number
+ *   (s_fc_covered): an fsync that waited for a commit knows from them
+ *   whether that commit had its changes (ext4_fc_commit()).
  *
  * Locking
  *
  *   s_fc_lock (spinlock) protects both queues, their list links and the
  *   EXT4_STATE_FC_COMMITTING bits.  i_fc_lock (mutex) protects an inode's
  *   tracked range and the transaction it belongs to.  jbd2_fc_begin_commit()
- *   locks out new handles for the whole fast commit, so no inode changes
- *   under it: that is the bracket that keeps a commit from ever logging an
- *   inode half-changed.  ext4_fc_start_update()/ext4_fc_stop_update() are
+ *   locks out new handles until the commit has turned the frozen queues
+ *   into records (the snapshot), so no inode changes under it: that is the
+ *   bracket that keeps a commit from ever logging an inode half-changed.
+ *   Updates are unlocked before any I/O of the commit (data or fc blocks):
+ *   a thread that starts a handle waits for a snapshot, never for the
+ *   disk.  fc_info shows how long updates were locked, in total and at
+ *   most.  ext4_fc_start_update()/ext4_fc_stop_update() are
  *   the finer bracket for callers that change an inode outside a handle;
  *   the commit waits for an inode's updates to drain.  An inode being
  *   committed carries EXT4_STATE_FC_COMMITTING; eviction (ext4_fc_del())
@@ -67,13 +76,11 @@
  * The commit (ext4_fc_commit(), from fsync)
  *
  *   1. jbd2_fc_begin_commit(): wait out a running commit; if it covered
- *      our transaction we are done ("skipped").
+ *      our changes we are done ("skipped").  Updates are locked now.
  *   2. Freeze the queues (STAGING joins MAIN): every queued inode, and
  *      every inode a queued create names, gets EXT4_STATE_FC_COMMITTING.
- *   3. Write and wait for their data (ordered mode: the blocks the new
- *      extents point at must be on disk before the records that point at
- *      them).
- *   4. Records: HEAD once per epoch (the first fast commit after a full
+ *   3. Records, into fc blocks filled but not sent yet; then updates are
+ *      unlocked.  HEAD once per epoch (the first fast commit after a full
  *      one), the name operations in order (a create logs its inode's
  *      INODE and ranges first, so replay has an inode to link), then for
  *      each inode its ranges (ADD_RANGE for mapped extents, DEL_RANGE for
@@ -81,11 +88,16 @@
  *      the tid and the crc of the fast commit.  Records never cross a
  *      block: the rest of a block that can't hold the next record is a
  *      PAD; the tail fills its block, so the next fast commit starts on a
- *      new one.  Only the block holding the tail is written with
- *      preflush+FUA, after the commit's earlier blocks have completed: its
- *      flush makes them durable, its FUA the tail itself.
+ *      new one.
+ *   4. Write and wait for the frozen inodes' data (ordered mode: the
+ *      blocks the new extents point at must be on disk before the records
+ *      that point at them), then send the fc blocks.  Only the block
+ *      holding the tail is written with preflush+FUA, after the data and
+ *      the commit's earlier blocks have completed: its flush makes them
+ *      durable, its FUA the tail itself.
  *   5. Wait for the fc buffers, jbd2_fc_end_commit(); the cleanup callback
- *      empties MAIN and promotes STAGING.
+ *      empties MAIN (keeping inodes marked for requeue) and promotes
+ *      STAGING.
  *
  *   Any failure (area full, memory, I/O, a record that can't fit) ends in
  *   jbd2_fc_end_commit_fallback(): a full commit of the transaction, which
@@ -102,6 +114,8 @@
 #include "ext4_extents.h"
 
 #include <trace/events/ext4fc.h>
+#include <linux/delay.h>
+#include <linux/moduleparam.h>
 
 /* One queued name operation. */
 struct ext4fc_dentry {
@@ -116,6 +130,16 @@ struct ext4fc_dentry {
 };
 
 static struct kmem_cache *ext4fc_dentry_cache;
+
+/*
+ * For the crash suite: hold every fast commit this long between its
+ * snapshot and its I/O, so that a test can change an inode of the commit
+ * in that window on purpose (tests/crash/lib/opcases, fcdelay).
+ */
+static unsigned int fc_debug_send_delay_ms;
+module_param(fc_debug_send_delay_ms, uint, 0644);
+MODULE_PARM_DESC(fc_debug_send_delay_ms,
+		 "testing only: milliseconds each fast commit waits between its snapshot and its I/O");
 
 /* Outcome of one ext4_fc_commit() call, for the statistics. */
 enum fc_outcome {
@@ -169,6 +193,11 @@ static void fc_enter_tid(struct ext4_inode_info *ei, tid_t tid)
 	}
 }
 
+static bool fc_committing(struct inode *inode)
+{
+	return ext4_test_inode_state(inode, EXT4_STATE_FC_COMMITTING);
+}
+
 static void fc_queue_inode(struct inode *inode)
 {
 	struct ext4_sb_info *sbi = EXT4_SB(inode->i_sb);
@@ -177,12 +206,10 @@ static void fc_queue_inode(struct inode *inode)
 	spin_lock(&sbi->s_fc_lock);
 	if (list_empty(&ei->i_fc_list))
 		list_add_tail(&ei->i_fc_list, fc_generation(sbi, sbi->s_fc_q));
+	else if (fc_committing(inode))
+		/* changed after the snapshot: the next commit takes it */
+		ext4_set_inode_state(inode, EXT4_STATE_FC_REQUEUE);
 	spin_unlock(&sbi->s_fc_lock);
-}
-
-static bool fc_committing(struct inode *inode)
-{
-	return ext4_test_inode_state(inode, EXT4_STATE_FC_COMMITTING);
 }
 
 /*
@@ -501,7 +528,9 @@ void ext4_fc_track_range(handle_t *handle, struct inode *inode,
 /*
  * Writing records.  s_fc_bytes counts the bytes of the area used in this
  * epoch, s_fc_bh is the fc block being filled.  Only the committer (inside
- * jbd2_fc_begin_commit()) and the cleanup after a commit touch them.
+ * jbd2_fc_begin_commit()) and the cleanup after a commit touch them.  A
+ * filled block is only closed (chained on @closed through b_private,
+ * newest first); fc_send() writes them all once updates are unlocked.
  */
 struct fc_writer {
 	struct super_block *sb;
@@ -510,6 +539,7 @@ struct fc_writer {
 	u32 crc;		/* crc32c of this fast commit so far */
 	tid_t tid;		/* the transaction we commit on top of */
 	int blocks;		/* fc blocks taken by this commit */
+	struct buffer_head *closed;	/* filled blocks, newest first */
 };
 
 static void fc_end_io(struct buffer_head *bh, int uptodate)
@@ -521,10 +551,20 @@ static void fc_end_io(struct buffer_head *bh, int uptodate)
 	unlock_buffer(bh);
 }
 
-/* Send the current block; the last block of a commit orders the rest. */
-static void fc_write_block(struct fc_writer *w, bool last)
+/* The block being filled is full: keep it for fc_send(). */
+static void fc_close_block(struct fc_writer *w)
 {
 	struct buffer_head *bh = w->sbi->s_fc_bh;
+
+	bh->b_private = w->closed;
+	w->closed = bh;
+	w->sbi->s_fc_bh = NULL;
+}
+
+/* Send a block; the last block of a commit orders the rest. */
+static void fc_write_block(struct fc_writer *w, struct buffer_head *bh,
+			   bool last)
+{
 	blk_opf_t opf = REQ_OP_WRITE | JBD2_JOURNAL_REQ_FLAGS;
 
 	if (last && test_opt(w->sb, BARRIER))
@@ -534,7 +574,6 @@ static void fc_write_block(struct fc_writer *w, bool last)
 	set_buffer_uptodate(bh);
 	bh->b_end_io = fc_end_io;
 	submit_bh(opf, bh);
-	w->sbi->s_fc_bh = NULL;
 }
 
 static int fc_next_block(struct fc_writer *w)
@@ -603,7 +642,7 @@ static u8 *fc_reserve(struct fc_writer *w, int len)
 	fc_put_tl(w, &pos, EXT4_FC_TAG_PAD, room);
 	memset(pos, 0, room);
 	w->crc = ext4_chksum(w->sbi, w->crc, pos, room);
-	fc_write_block(w, false);
+	fc_close_block(w);
 	w->sbi->s_fc_bytes += bsize - off;
 
 	err = fc_next_block(w);
@@ -638,25 +677,19 @@ static int fc_log_head(struct fc_writer *w)
 /*
  * TAIL: its length runs to the end of the block, so nothing else goes in
  * that block; the crc covers everything up to and including the tid.
- * Its block goes out with preflush+FUA once the commit's earlier blocks
- * are written: a flush covers only completed writes, and a commit torn
- * after fsync returned would fail its crc and take the whole commit.
+ * fc_send() writes its block last (see there).
  */
 static int fc_log_tail(struct fc_writer *w)
 {
 	int bsize = w->journal->j_blocksize;
 	__le32 tid = cpu_to_le32(w->tid);
 	__le32 crc;
-	int rest, err;
+	int rest;
 	u8 *pos;
 
 	pos = fc_reserve(w, EXT4_FC_TAG_BASE_LEN + sizeof(struct ext4_fc_tail));
 	if (IS_ERR(pos))
 		return PTR_ERR(pos);
-	/* the tail's flush must find the commit's other blocks written */
-	err = jbd2_fc_wait_sent(w->journal, w->blocks - 1);
-	if (err)
-		return err;
 	rest = bsize - w->sbi->s_fc_bytes % bsize;
 	fc_put_tl(w, &pos, EXT4_FC_TAG_TAIL,
 		  sizeof(struct ext4_fc_tail) + rest);
@@ -665,7 +698,7 @@ static int fc_log_tail(struct fc_writer *w)
 	fc_put(w, &pos, &crc, sizeof(crc), false);
 	memset(pos, 0, rest);
 	w->sbi->s_fc_bytes += rest;
-	fc_write_block(w, true);
+	fc_close_block(w);
 	return 0;
 }
 
@@ -827,7 +860,24 @@ static void fc_freeze(struct ext4_sb_info *sbi)
 
 /*
  * The frozen lists only change under the cleanup callback, which runs
- * after us: walking them without s_fc_lock is safe from here on.
+ * after us: walking them without s_fc_lock is safe from here on, with
+ * updates locked or not (what is queued meanwhile goes to STAGING, and a
+ * committing inode is not freed).
+ */
+static void fc_wait_updates(struct ext4_sb_info *sbi)
+{
+	struct ext4_inode_info *ei;
+
+	list_for_each_entry(ei, &sbi->s_fc_q[FC_Q_MAIN], i_fc_list)
+		wait_event(ei->i_fc_wait, !atomic_read(&ei->i_fc_updates));
+}
+
+/*
+ * The data of the frozen inodes, written and waited for.  It runs after
+ * the snapshot, with handles running again: the snapshot's extents only
+ * point at blocks in the inodes' dirty ranges or already written, the
+ * ranges only grow until the next full commit, and no full commit runs
+ * before this fast commit ends.
  */
 static int fc_write_data(struct ext4_sb_info *sbi)
 {
@@ -836,7 +886,6 @@ static int fc_write_data(struct ext4_sb_info *sbi)
 	int err;
 
 	list_for_each_entry(ei, inodes, i_fc_list) {
-		wait_event(ei->i_fc_wait, !atomic_read(&ei->i_fc_updates));
 		err = jbd2_submit_inode_data(READ_ONCE(ei->jinode));
 		if (err)
 			return err;
@@ -900,47 +949,74 @@ static int fc_write_inodes(struct fc_writer *w)
 	return 0;
 }
 
-/* Steps 2-4 of the commit; returns the number of fc blocks or an error. */
-static int fc_write_commit(journal_t *journal)
+/*
+ * Steps 2-3 of the commit, updates locked: freeze the queues and turn
+ * what they hold into records, in fc blocks that are not sent yet.
+ */
+static int fc_snapshot(struct fc_writer *w)
 {
-	struct super_block *sb = journal->j_private;
-	struct fc_writer w = {
-		.sb = sb,
-		.journal = journal,
-		.sbi = EXT4_SB(sb),
-	};
-	struct blk_plug plug;
-	int err;
+	journal_t *journal = w->journal;
+	int err = 0;
 
-	fc_freeze(w.sbi);
-	err = fc_write_data(w.sbi);
-	if (err)
-		return err;
-	/* the data went to another device than the log: order it first */
-	if (journal->j_fs_dev != journal->j_dev)
-		blkdev_issue_flush(journal->j_fs_dev);
+	fc_freeze(w->sbi);
+	fc_wait_updates(w->sbi);
 
 	/* no handle runs now (jbd2_fc_begin_commit()): the tid is stable */
 	read_lock(&journal->j_state_lock);
 	if (journal->j_running_transaction)
-		w.tid = journal->j_running_transaction->t_tid;
+		w->tid = journal->j_running_transaction->t_tid;
 	else
 		err = -ENOENT;
 	read_unlock(&journal->j_state_lock);
 	if (err)
 		return err;
 
+	if (w->sbi->s_fc_bytes == 0)
+		err = fc_log_head(w);
+	if (!err)
+		err = fc_write_names(w);
+	if (!err)
+		err = fc_write_inodes(w);
+	if (!err)
+		err = fc_log_tail(w);
+	return err;
+}
+
+/*
+ * Step 4, updates unlocked: the data, then the fc blocks.  The block
+ * holding the tail goes last, with preflush+FUA, once the others have
+ * completed: its flush covers only completed writes (the data's and the
+ * other fc blocks'), its FUA the tail itself.  A commit torn after fsync
+ * returned would fail its crc and take the whole commit with it.
+ */
+static int fc_send(struct fc_writer *w)
+{
+	journal_t *journal = w->journal;
+	struct buffer_head *tail = w->closed, *bh, *next;
+	struct blk_plug plug;
+	int err;
+
+	err = fc_write_data(w->sbi);
+	if (err)
+		return err;
+	/* the data went to another device than the log: order it first */
+	if (journal->j_fs_dev != journal->j_dev)
+		blkdev_issue_flush(journal->j_fs_dev);
+
 	blk_start_plug(&plug);
-	if (w.sbi->s_fc_bytes == 0)
-		err = fc_log_head(&w);
-	if (!err)
-		err = fc_write_names(&w);
-	if (!err)
-		err = fc_write_inodes(&w);
-	if (!err)
-		err = fc_log_tail(&w);
+	for (bh = tail->b_private; bh; bh = next) {
+		next = bh->b_private;
+		bh->b_private = NULL;
+		fc_write_block(w, bh, false);
+	}
 	blk_finish_plug(&plug);
-	return err ? err : w.blocks;
+	tail->b_private = NULL;
+	/* jbd2 counts the tail's block as the newest: wait for the rest */
+	err = jbd2_fc_wait_sent(journal, w->blocks - 1);
+	if (err)
+		return err;
+	fc_write_block(w, tail, true);
+	return 0;
 }
 
 static void fc_account(struct super_block *sb, enum fc_outcome outcome,
@@ -972,6 +1048,18 @@ static void fc_account(struct super_block *sb, enum fc_outcome outcome,
 	trace_ext4_fc_commit_stop(sb, blocks, outcome, tid);
 }
 
+/* Updates were locked from @since until now: count it for fc_info. */
+static void fc_unlock_updates(journal_t *journal, ktime_t since)
+{
+	struct ext4_fc_stats *st = &EXT4_SB(journal->j_private)->s_fc_stats;
+	u64 ns;
+
+	jbd2_journal_unlock_updates(journal);
+	ns = ktime_to_ns(ktime_sub(ktime_get(), since));
+	st->fc_held_off_ns += ns;
+	st->fc_held_off_max_ns = max(st->fc_held_off_max_ns, ns);
+}
+
 /*
  * fsync's commit: make transaction @tid's changes durable, by a fast
  * commit when possible, else by a full one.
@@ -980,10 +1068,16 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
 {
 	struct super_block *sb = journal->j_private;
 	struct ext4_sb_info *sbi = EXT4_SB(sb);
-	int done_before = atomic_read(&sbi->s_fc_subtid);
+	/* our changes are complete: any snapshot taken from now has them */
+	int snap_before = atomic_read(&sbi->s_fc_subtid);
+	struct fc_writer w = {
+		.sb = sb,
+		.journal = journal,
+		.sbi = sbi,
+	};
 	enum fc_outcome outcome;
-	ktime_t start;
-	int ret;
+	ktime_t start, locked;
+	int snap, ret;
 
 	if (!test_opt2(sb, JOURNAL_FAST_COMMIT))
 		return jbd2_complete_transaction(journal, tid);
@@ -991,16 +1085,17 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
 	trace_ext4_fc_commit_start(sb, tid);
 	start = ktime_get();
 	for (;;) {
+		locked = ktime_get();
 		ret = jbd2_fc_begin_commit(journal, tid);
 		if (ret != -EALREADY)
 			break;
 		/*
 		 * A commit ran while we waited.  A full commit of @tid, or
-		 * a fast commit that finished after we came in (our changes
-		 * were made under handles, before it locked them out) has
-		 * what we need; otherwise try again.
+		 * a fast commit whose snapshot was taken after we came in
+		 * and which reached the disk, has what we need; otherwise
+		 * try again.
 		 */
-		if (atomic_read(&sbi->s_fc_subtid) != done_before ||
+		if (atomic_read(&sbi->s_fc_covered) - snap_before > 0 ||
 		    !tid_gt(tid, journal->j_commit_sequence)) {
 			fc_account(sb, FC_SKIPPED, 0, 0, tid);
 			return 0;
@@ -1013,14 +1108,24 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
 	}
 
 	if (ext4_test_mount_flag(sb, EXT4_MF_FC_INELIGIBLE)) {
+		fc_unlock_updates(journal, locked);
 		outcome = FC_INELIGIBLE;
 		goto full;
 	}
-	ret = fc_write_commit(journal);
-	if (ret > 0 && !jbd2_fc_wait_bufs(journal, ret)) {
-		/* tell waiters in the loop above that this one is done */
-		atomic_inc(&sbi->s_fc_subtid);
-		fc_account(sb, FC_DONE, ret,
+	/* numbered before the freeze: see snap_before */
+	snap = atomic_inc_return(&sbi->s_fc_subtid);
+	ret = fc_snapshot(&w);
+	fc_unlock_updates(journal, locked);
+	if (!ret && unlikely(fc_debug_send_delay_ms))
+		msleep(fc_debug_send_delay_ms);
+	if (!ret)
+		ret = fc_send(&w);
+	if (!ret)
+		ret = jbd2_fc_wait_bufs(journal, w.blocks);
+	if (!ret) {
+		/* tell waiters in the loop above what is on disk now */
+		atomic_set(&sbi->s_fc_covered, snap);
+		fc_account(sb, FC_DONE, w.blocks,
 			   ktime_to_ns(ktime_sub(ktime_get(), start)), tid);
 		return jbd2_fc_end_commit(journal);
 	}
@@ -1031,21 +1136,27 @@ full:
 }
 
 /*
- * jbd2's callback after every fast commit (@full false) and full commit
- * (@full true, @tid the committed transaction).  Empties MAIN: what was
- * committed is forgotten, an inode that changed in a newer transaction
- * during a full commit stays queued; then STAGING becomes MAIN.
+ * jbd2's callback after every fast commit (@full false, @tid 0, or the
+ * transaction a fallback leaves the changes to) and full commit (@full
+ * true, @tid the committed transaction).  Empties MAIN: what a full
+ * commit covered is forgotten; an inode that changed in a newer
+ * transaction during a full commit, or after a fast commit's snapshot
+ * (EXT4_STATE_FC_REQUEUE), stays queued; then STAGING becomes MAIN.
  */
 static void fc_retire_inodes(struct ext4_sb_info *sbi, bool full, tid_t tid)
 {
 	struct ext4_inode_info *ei, *ei_next;
+	bool again;
 
 	list_for_each_entry_safe(ei, ei_next, &sbi->s_fc_q[FC_Q_MAIN],
 				 i_fc_list) {
+		again = ext4_test_inode_state(&ei->vfs_inode,
+					      EXT4_STATE_FC_REQUEUE);
+		ext4_clear_inode_state(&ei->vfs_inode, EXT4_STATE_FC_REQUEUE);
 		list_del_init(&ei->i_fc_list);
-		if (tid_geq(tid, ei->i_sync_tid))
+		if (tid && tid_geq(tid, ei->i_sync_tid))
 			fc_forget_range(ei);
-		else if (full)
+		else if (full || again)
 			list_add_tail(&ei->i_fc_list,
 				      &sbi->s_fc_q[FC_Q_STAGING]);
 		fc_release_inode(ei);
@@ -1094,6 +1205,7 @@ void ext4_fc_init_sb(struct super_block *sb)
 	}
 	spin_lock_init(&sbi->s_fc_lock);
 	atomic_set(&sbi->s_fc_subtid, 0);
+	atomic_set(&sbi->s_fc_covered, 0);
 	sbi->s_fc_bytes = 0;
 	sbi->s_fc_bh = NULL;
 	sbi->s_fc_ineligible_tid = 0;
@@ -1156,6 +1268,10 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 			   st->fc_ineligible_reason_count[fc_reasons[i].reason]);
 	seq_printf(seq, "%lu failed\n", st->fc_failed_commits);
 	seq_printf(seq, "%lu skipped\n", st->fc_skipped_commits);
+	seq_printf(seq, "%lluus handles held off\n",
+		   div_u64(st->fc_held_off_ns, NSEC_PER_USEC));
+	seq_printf(seq, "%lluus handles held off (longest)\n",
+		   div_u64(st->fc_held_off_max_ns, NSEC_PER_USEC));
 	seq_puts(seq, "Commit latency histogram (us):\n");
 	for (i = 0; i < EXT4FC_LAT_BUCKETS - 1; i++)
 		seq_printf(seq, "<%u:\t%u\n", 16U << i, st->fc_lat_hist[i]);

@@ -133,6 +133,8 @@ struct ext4_fc_stats {
 	unsigned long fc_skipped_commits;	/* another commit covered us */
 	unsigned long fc_numblks;		/* fc blocks written */
 	u64 s_fc_avg_commit_time;		/* ns, weighted 3:1 to the past */
+	u64 fc_held_off_ns;			/* updates locked by fast commits */
+	u64 fc_held_off_max_ns;			/* the longest of those */
 	unsigned int fc_ineligible_reason_count[EXT4_FC_REASON_MAX];
 	unsigned int fc_lat_hist[EXT4FC_LAT_BUCKETS];
 };

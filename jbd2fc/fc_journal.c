@@ -46,10 +46,15 @@
  * and the waiter queued under the lock the hand-over takes, so no wake-up
  * is lost.  A fast commit that finds the journal busy sleeps until one
  * hand-over and returns -EALREADY: the caller sees whether what it waited
- * for covered its changes and starts again if not.  A running fast commit
- * also holds jbd2_journal_lock_updates(): no handle changes anything while
- * the file system copies inodes and extents into the area, and none starts
- * until jbd2_fc_end_commit().  Fast commits only start once this mount has
+ * for covered its changes and starts again if not.  jbd2_fc_begin_commit()
+ * also locks updates (jbd2_journal_lock_updates()): no handle changes
+ * anything while the file system takes its snapshot of inodes and extents.
+ * The file system unlocks them itself (jbd2_journal_unlock_updates()) as
+ * soon as the snapshot is taken, before any I/O of the commit, and always
+ * before jbd2_fc_end_commit() or jbd2_fc_end_commit_fallback(): handles
+ * wait for the snapshot, never for the disk.  The journal stays claimed
+ * until the end, so no full commit starts while the fast commit's blocks
+ * are on their way.  Fast commits only start once this mount has
  * made a full commit (j_stats.ts_tid), and not while the log on disk is
  * empty (JBD2_FLUSHED: after a flush, a checkpoint of everything, a
  * remount read-only and back, until the next full commit): recovery never
@@ -239,8 +244,8 @@ static int jbd2fc_claim(journal_t *journal, tid_t tid)
  * @journal: the journal
  * @tid: the transaction whose changes the fast commit carries
  *
- * Return: 0 when the fast commit may be written (updates are locked until
- * jbd2_fc_end_commit() or jbd2_fc_end_commit_fallback()); -EALREADY when
+ * Return: 0 when the fast commit may be written (updates are locked: the
+ * caller unlocks them before it ends the commit); -EALREADY when
  * @tid is committed already, or after waiting for the commit that was
  * running; -EINVAL before the first full commit of this mount or while
  * the log on disk is empty; -EIO on an aborted journal.
@@ -281,7 +286,6 @@ static int jbd2fc_end(journal_t *journal, bool fallback)
 
 	if (journal->j_fc_cleanup_callback)
 		journal->j_fc_cleanup_callback(journal, 0, tid);
-	jbd2_journal_unlock_updates(journal);
 
 	if (!fallback) {
 		jbd2fc_hand_over(journal, JBD2_FAST_COMMIT_ONGOING, 0);

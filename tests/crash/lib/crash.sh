@@ -10,6 +10,12 @@
 #   mkfs OPTS...              more mke2fs options (e.g. -O ^extent)
 #   mount OPTS                more mount options, every mount of the case
 #                             (e.g. commit=600: no periodic full commit)
+#   fcdelay MS                every fast commit of the workload waits MS
+#                             ms between its snapshot and its I/O (the
+#                             writer ext4fc's fc_debug_send_delay_ms; a
+#                             stock writer has no such knob and the case
+#                             says so in its log), so that threads can
+#                             change an inode in that window on purpose
 #   recover ro                the first mount after the power cut is
 #                             read-only (ext4 enables write access for the
 #                             recovery, as fstests' generic/388 does it);
@@ -29,6 +35,8 @@
 #                             is empty until the next full commit)
 #   fill F                    fallocate F until the file system is full
 #   resv N                    the writer's reserved_clusters (sysfs)
+#   pause MS                  sleep MS milliseconds (threads: to order
+#                             steps across threads, with fcdelay)
 #   fsync P | fdatasync F     persistence points
 #   also P                    P (a directory: its names) is durable with
 #                             the last point too: ext4 commits every queued
@@ -306,7 +314,7 @@ cr_step() {
 	_verb=$1
 	shift
 	case $_verb in
-	\#* | bs | fc | = | fcsize | mkfs | mount | methods | fcarea | replay-error | recover) return 0 ;;
+	\#* | bs | fc | = | fcsize | mkfs | mount | methods | fcarea | replay-error | recover | fcdelay) return 0 ;;
 	thread | join)
 		echo "'$_verb' outside a threaded part (after the setup's sync only)"
 		return 2
@@ -371,6 +379,7 @@ cr_step() {
 		done
 		return 0
 		;;
+	pause) sleep "$(awk -v ms="$1" 'BEGIN { printf "%.3f", ms / 1000 }')" ;;
 	remount)
 		# read-only and back: jbd2 empties the log (JBD2_FLUSHED)
 		mount -o remount,ro "$CR_MNT" && mount -o remount,rw "$CR_MNT"
@@ -430,7 +439,27 @@ cr_workload() {
 		_wl=/tmp/cr_after_setup
 		awk 'done { print } $1 == "sync" { done = 1 }' "$1" >"$_wl"
 	fi
+	cr_fcdelay "$(awk '$1 == "fcdelay" { print $2; exit }' "$1")" ||
+		{ cd / || true; return 1; }
 	cr_run_steps "$_wl"
+	_rc=$?
+	cr_fcdelay ""
+	return $_rc
+}
+
+# cr_fcdelay [MS]: a case's fcdelay (see the top), or back to none.
+CR_FCDELAY=/sys/module/ext4fc/parameters/fc_debug_send_delay_ms
+cr_fcdelay() {
+	if [ "$cr_fs_writer" != ext4fc ]; then
+		[ -z "$1" ] || cr_log "fcdelay $1: the writer is $cr_fs_writer, which has no such knob: no delay"
+		return 0
+	fi
+	if [ ! -w "$CR_FCDELAY" ]; then
+		[ -z "$1" ] && return 0
+		cr_why="fcdelay $1: no $CR_FCDELAY (ext4fc.ko older than the case?): rebuild the modules"
+		return 1
+	fi
+	echo "${1:-0}" >"$CR_FCDELAY"
 }
 
 # cr_setup_batch WORKLOAD: the steps before "sync" as fsop batch lines;
@@ -439,7 +468,7 @@ cr_setup_batch() {
 	awk '
 	$1 == "sync" { found = 1; exit }
 	$1 == "bs" || $1 ~ /^#/ || $1 == "=" || NF == 0 { next }
-	$1 == "fcsize" || $1 == "mkfs" || $1 == "mount" || $1 == "methods" || $1 == "fcarea" || $1 == "replay-error" { next }
+	$1 == "fcsize" || $1 == "mkfs" || $1 == "mount" || $1 == "methods" || $1 == "fcarea" || $1 == "replay-error" || $1 == "fcdelay" { next }
 	$1 == "mkdir" || $1 == "creat" || $1 == "link" || $1 == "chmod" || $1 == "chown" { print; next }
 	$1 == "symlink" || $1 == "mknod" || $1 == "tmpfile" || $1 == "fill" { print; next }
 	$1 == "write" { $1 = "pwrite"; print; next }
@@ -1206,7 +1235,7 @@ cr_run_threads() {
 		$1 == "thread" { t = $2; next }
 		$1 == "join" { t = ""; next }
 		t != "" { print > (d "/steps.t" t); next }
-		NF && $1 != "fc" && $1 != "fcarea" && $1 !~ /^#/ { print > (d "/steps.stray") }' "$1"
+		NF && $1 != "fc" && $1 != "fcarea" && $1 != "fcdelay" && $1 !~ /^#/ { print > (d "/steps.stray") }' "$1"
 	if [ -s "$cr_dir/steps.stray" ]; then
 		cr_why="a step outside the threads of a threaded workload: $(head -n 1 "$cr_dir/steps.stray")"
 		return 1
