@@ -51,7 +51,17 @@ NR == 1 { next }
 	if ($11 != "") { mx[k] += $11; nmx[k]++ }
 	fs[k] += $12; full[k] += $14; fast[k] += $15; inel[k] += $16
 	fcb[k] += $17; jb[k] += $18; wio[k] += $19; sec[k] += $20; fl[k] += $21
-	if ($22 ~ /=/) {
+	# extra: NAME=VALUE, or the pairs of the interference workload
+	# (write_p99_us=..;write_p999_us=..;write_max_us=..;creates=..)
+	if ($22 ~ /^write_p99_us=/) {
+		ne = split($22, xp, ";")
+		for (e = 1; e <= ne; e++) {
+			split(xp[e], kv, "=")
+			wl[k, kv[1]] += kv[2]
+		}
+		nw[k]++
+		wcell[cell] = 1
+	} else if ($22 ~ /=/) {
 		split($22, kv, "="); xname[cell] = kv[1]; xs[k] += kv[2]; nx[k]++
 	}
 }
@@ -141,6 +151,33 @@ END {
 		line = line " | " (ratio(q99[ka], q99[cells[i] SUBSEP B]) == "" ? "-" : ratio(q99[ka], q99[cells[i] SUBSEP B])) " |"
 		if (any)
 			print line >out_md
+	}
+
+	hdr = 0
+	for (i = 1; i <= ncells; i++) {
+		if (!(cells[i] in wcell))
+			continue
+		if (!hdr) {
+			print "\n## The threads that do not fsync (interfere)\n" >out_md
+			print "Three threads at once: appends + fsync, a buffered 4 KiB writer that never fsyncs, create + 100 B + close.  The writer: write() latency in microseconds, p99 / p99.9 / max (means of the per-run values); creates per run.  Ratios of the writer p99.9.\n" >out_md
+			print "| device | workload | config | write p99 | write p99.9 | write max | creates | p99.9 / ext4+fc | p99.9 / ext4-nofc |" >out_md
+			print "|---|---|---|--:|--:|--:|--:|--:|--:|" >out_md
+			hdr = 1
+		}
+		split(cells[i], dw, SUBSEP)
+		ks = cells[i] SUBSEP S
+		kn = cells[i] SUBSEP "ext4-nofc"
+		for (j = 1; j <= nc; j++) {
+			k = cells[i] SUBSEP C[j]
+			if (!nw[k])
+				continue
+			w999 = wl[k, "write_p999_us"] / nw[k]
+			printf "| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s |\n",
+				dw[1], dw[2], C[j], wl[k, "write_p99_us"] / nw[k], w999,
+				wl[k, "write_max_us"] / nw[k], wl[k, "creates"] / nw[k],
+				nw[ks] ? ratio(w999, wl[ks, "write_p999_us"] / nw[ks]) : "-",
+				nw[kn] ? ratio(w999, wl[kn, "write_p999_us"] / nw[kn]) : "-" >out_md
+		}
 	}
 
 	print "\n## Commits and writes per fsync\n" >out_md

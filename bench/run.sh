@@ -39,7 +39,7 @@ Options:
   --devices L     comma-separated subset of: plain,iops
   --workloads L   comma-separated subset of the profile's workloads:
                   fsmark-1t,fsmark-4t,fsmark-8t,dbench-2,dbench-10,
-                  varmail,fsynclat,fsynclat+writer
+                  varmail,fsynclat,fsynclat+writer,interfere
   --size SIZE     size of each test disk (default 1G)
   -t SECONDS      limit for the boot (default: from the profile)
   --keep-images   keep the disk images in OUTDIR/images
@@ -93,13 +93,15 @@ done
 #   dbench CLIENTS SECONDS             (Debian's client.txt)
 #   varmail THREADS NFILES LOOPS       (tests/src/varmail.c)
 #   fsynclat COUNT BYTES INTERVAL_US WRITER_MIB   (tests/src/fsynclat.c)
+#   interfere SECONDS                  (tests/src/interfere.c)
 declare -A wl=()
-order=(fsmark-1t fsmark-4t fsmark-8t dbench-2 dbench-10 varmail fsynclat fsynclat+writer)
+order=(fsmark-1t fsmark-4t fsmark-8t dbench-2 dbench-10 varmail fsynclat fsynclat+writer interfere)
 case $profile in
 smoke)
 	def_reps=1 def_tmo=600
 	wl=([fsmark-4t]="fsmark 4 20" [dbench-2]="dbench 2 2"
-		[varmail]="varmail 4 200 40" [fsynclat+writer]="fsynclat 30 4096 1000 16")
+		[varmail]="varmail 4 200 40" [fsynclat+writer]="fsynclat 30 4096 1000 16"
+		[interfere]="interfere 2")
 	# The throttled disk only for one workload: enough to exercise it.
 	smoke_iops=fsmark-4t
 	;;
@@ -109,7 +111,8 @@ quick)
 		[fsmark-8t]="fsmark 8 100" [dbench-2]="dbench 2 8"
 		[dbench-10]="dbench 10 8" [varmail]="varmail 8 1000 400"
 		[fsynclat]="fsynclat 300 4096 1000 0"
-		[fsynclat+writer]="fsynclat 300 4096 1000 128")
+		[fsynclat+writer]="fsynclat 300 4096 1000 128"
+		[interfere]="interfere 10")
 	;;
 full)
 	def_reps=4 def_tmo=7200
@@ -117,7 +120,8 @@ full)
 		[fsmark-8t]="fsmark 8 250" [dbench-2]="dbench 2 30"
 		[dbench-10]="dbench 10 30" [varmail]="varmail 8 1000 2000"
 		[fsynclat]="fsynclat 1000 4096 1000 0"
-		[fsynclat+writer]="fsynclat 1000 4096 1000 256")
+		[fsynclat+writer]="fsynclat 1000 4096 1000 256"
+		[interfere]="interfere 30")
 	;;
 *) die "--profile wants smoke, quick or full, not '$profile'" ;;
 esac
@@ -163,7 +167,7 @@ command -v dbench >/dev/null 2>&1 || missing+=("dbench (package dbench)")
 	die "missing on the host: ${missing[*]}: run 'make deps' (or apt-get install fsmark dbench gnuplot-nox), then 'make'"
 initramfs=$top/build/initramfs.cpio.gz
 [[ -r $initramfs ]] || die "$initramfs not found: run 'make'"
-for b in fs_mark dbench varmail fsynclat; do
+for b in fs_mark dbench varmail fsynclat interfere; do
 	zcat "$initramfs" | cpio -it --quiet 2>/dev/null | grep -q "/$b\$" ||
 		die "$b is not in build/initramfs.cpio.gz: run 'make' (after 'make deps')"
 done
