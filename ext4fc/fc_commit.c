@@ -103,10 +103,22 @@
  *   jbd2_fc_end_commit_fallback(): a full commit of the transaction, which
  *   is always correct because it contains everything the fast commit would
  *   have said, and which empties the area.  The fsync never returns before
- *   its changes are durable one way or the other.
+ *   its changes are durable one way or the other.  So that the area is
+ *   seldom the reason, a fast commit that leaves it fc_full_commit_at
+ *   percent full (module parameter, 75) asks kjournald2 for a full commit
+ *   of the running transaction (jbd2_journal_start_commit()) and does not
+ *   wait for it.  Fsyncs that come while it runs wait for it as for any
+ *   full commit; none has to make one because the area is full.
+ *
+ *   Group commit comes from the snapshot numbers: fsyncs that arrive while
+ *   a fast commit is on its way all wait for it, and the first to claim
+ *   the journal after it takes one snapshot for all of them; the others
+ *   find it covers them (s_fc_covered) and return.
  *
  * fc_info (/proc/fs/ext4fc/DEV/fc_info) counts the outcomes, the reasons,
- * the blocks written and a commit latency histogram.
+ * the blocks written, the fsyncs the fast commits answered, the full
+ * commits the area made (synchronous ones it forced, background ones
+ * started early) and a commit latency histogram.
  */
 
 #include "ext4.h"
@@ -138,6 +150,17 @@ static struct kmem_cache *ext4fc_dentry_cache;
  */
 static unsigned int fc_debug_send_delay_ms;
 module_param(fc_debug_send_delay_ms, uint, 0644);
+
+/*
+ * A fast commit that leaves the area at least this full (percent) starts
+ * a full commit in the background, so that no fsync finds the area full
+ * and has to wait for a full commit it makes itself.  0: never (the crash
+ * suite's cases that fill the area on purpose).
+ */
+static unsigned int fc_full_commit_at = 75;
+module_param(fc_full_commit_at, uint, 0644);
+MODULE_PARM_DESC(fc_full_commit_at,
+		 "start a full commit once fast commits fill this percentage of the fast-commit area (0: never)");
 MODULE_PARM_DESC(fc_debug_send_delay_ms,
 		 "testing only: milliseconds each fast commit waits between its snapshot and its I/O");
 
@@ -539,6 +562,7 @@ struct fc_writer {
 	u32 crc;		/* crc32c of this fast commit so far */
 	tid_t tid;		/* the transaction we commit on top of */
 	int blocks;		/* fc blocks taken by this commit */
+	bool area_full;		/* the area had no block left for it */
 	struct buffer_head *closed;	/* filled blocks, newest first */
 };
 
@@ -582,8 +606,10 @@ static int fc_next_block(struct fc_writer *w)
 	int err;
 
 	err = jbd2_fc_get_buf(w->journal, &bh);
-	if (err)
+	if (err) {
+		w->area_full = err == -ENOSPC;
 		return err;
+	}
 	if (!bh)
 		return -EIO;
 	w->sbi->s_fc_bh = bh;
@@ -1075,8 +1101,10 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
 		.journal = journal,
 		.sbi = sbi,
 	};
+	struct ext4_fc_stats *st = &sbi->s_fc_stats;
 	enum fc_outcome outcome;
 	ktime_t start, locked;
+	bool filling;
 	int snap, ret;
 
 	if (!test_opt2(sb, JOURNAL_FAST_COMMIT))
@@ -1095,8 +1123,12 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
 		 * and which reached the disk, has what we need; otherwise
 		 * try again.
 		 */
-		if (atomic_read(&sbi->s_fc_covered) - snap_before > 0 ||
-		    !tid_gt(tid, journal->j_commit_sequence)) {
+		if (atomic_read(&sbi->s_fc_covered) - snap_before > 0) {
+			st->fc_fsyncs++;	/* a fast commit answered us */
+			fc_account(sb, FC_SKIPPED, 0, 0, tid);
+			return 0;
+		}
+		if (!tid_gt(tid, journal->j_commit_sequence)) {
 			fc_account(sb, FC_SKIPPED, 0, 0, tid);
 			return 0;
 		}
@@ -1125,11 +1157,20 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
 	if (!ret) {
 		/* tell waiters in the loop above what is on disk now */
 		atomic_set(&sbi->s_fc_covered, snap);
+		st->fc_fsyncs++;
 		fc_account(sb, FC_DONE, w.blocks,
 			   ktime_to_ns(ktime_sub(ktime_get(), start)), tid);
+		/* w.tid still runs: no full commit starts while we own it */
+		filling = fc_full_commit_at &&
+			jbd2_fc_area_percent(journal) >= fc_full_commit_at &&
+			!tid_geq(READ_ONCE(journal->j_commit_request), w.tid);
+		if (filling && jbd2_journal_start_commit(journal, NULL))
+			st->fc_bg_full_commits++;
 		return jbd2_fc_end_commit(journal);
 	}
 	outcome = FC_FAILED;
+	if (w.area_full)
+		st->fc_area_full++;
 full:
 	fc_account(sb, outcome, 0, 0, tid);
 	return jbd2_fc_end_commit_fallback(journal);
@@ -1245,16 +1286,21 @@ static const struct {
 
 /*
  * /proc/fs/ext4fc/DEV/fc_info: the lines stock ext4 prints (scripts parse
- * them), then ours: failed and skipped commits and the latency histogram.
+ * them), then ours: failed commits (and how many for lack of room), full
+ * commits started early, skipped commits, fsyncs per fast commit, how long
+ * handles were held off and the latency histogram.
  */
 int ext4_fc_info_show(struct seq_file *seq, void *v)
 {
 	struct super_block *sb = seq->private;
 	struct ext4_fc_stats *st = &EXT4_SB(sb)->s_fc_stats;
+	unsigned long per100;
 	int i;
 
 	if (v != SEQ_START_TOKEN)
 		return 0;
+	per100 = st->fc_num_commits ?
+		st->fc_fsyncs * 100 / st->fc_num_commits : 0;
 
 	seq_puts(seq, "fc stats:\n");
 	seq_printf(seq, "%lu commits\n", st->fc_num_commits);
@@ -1267,7 +1313,13 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 		seq_printf(seq, "\"%s\":\t%u\n", fc_reasons[i].name,
 			   st->fc_ineligible_reason_count[fc_reasons[i].reason]);
 	seq_printf(seq, "%lu failed\n", st->fc_failed_commits);
+	seq_printf(seq, "%lu area full\n", st->fc_area_full);
+	seq_printf(seq, "%lu background full commits\n",
+		   st->fc_bg_full_commits);
 	seq_printf(seq, "%lu skipped\n", st->fc_skipped_commits);
+	seq_printf(seq, "%lu fsyncs answered by fast commits\n", st->fc_fsyncs);
+	seq_printf(seq, "%lu.%02lu fsyncs per fast commit\n",
+		   per100 / 100, per100 % 100);
 	seq_printf(seq, "%lluus handles held off\n",
 		   div_u64(st->fc_held_off_ns, NSEC_PER_USEC));
 	seq_printf(seq, "%lluus handles held off (longest)\n",

@@ -124,13 +124,18 @@ enum {
 
 /*
  * What fc_info shows.  Updated under the journal's fast-commit exclusion
- * (one fast commit at a time), read without locks.
+ * (one fast commit at a time), read without locks; only the counts of
+ * fsyncs another commit covered are bumped outside it (a lost bump is a
+ * wrong count, nothing more).
  */
 struct ext4_fc_stats {
 	unsigned long fc_num_commits;		/* fast commits that made it */
 	unsigned long fc_ineligible_commits;	/* fsyncs that needed a full one */
 	unsigned long fc_failed_commits;	/* of those: a fast commit failed */
+	unsigned long fc_area_full;		/* of those: the area was full */
 	unsigned long fc_skipped_commits;	/* another commit covered us */
+	unsigned long fc_fsyncs;		/* fsyncs fast commits answered */
+	unsigned long fc_bg_full_commits;	/* started early, area filling */
 	unsigned long fc_numblks;		/* fc blocks written */
 	u64 s_fc_avg_commit_time;		/* ns, weighted 3:1 to the past */
 	u64 fc_held_off_ns;			/* updates locked by fast commits */

@@ -25,7 +25,9 @@
  * the blocks hold is stale, and the file system tells old from new by the
  * tid it writes into them.  Nothing is written into the area while the
  * full commit runs, so should it not complete, the fast commits before it
- * are still there for recovery.
+ * are still there for recovery.  jbd2_fc_area_percent() says how much of
+ * it is used, so the file system can start a full commit before an fsync
+ * finds it full (jbd2_fc_get_buf() then says -ENOSPC).
  *
  * The feature bit.  jbd2_journal_set_features() sets it and the next
  * superblock write puts it on disk: from then on fast commits may need
@@ -371,7 +373,7 @@ static struct buffer_head *jbd2fc_getblk(journal_t *journal,
  * @journal: the journal
  * @bh_out: set to the buffer (with a reference), or NULL
  *
- * Return: 0; -EINVAL when the area is full; -ENOMEM, or the error of
+ * Return: 0; -ENOSPC when the area is full; -ENOMEM, or the error of
  * mapping the block.
  */
 int jbd2_fc_get_buf(journal_t *journal, struct buffer_head **bh_out)
@@ -382,7 +384,7 @@ int jbd2_fc_get_buf(journal_t *journal, struct buffer_head **bh_out)
 	*bh_out = NULL;
 	if (journal->j_fc_first + slot >= journal->j_fc_last ||
 	    slot >= journal->j_fc_wbufsize)
-		return -EINVAL;
+		return -ENOSPC;
 
 	bh = jbd2fc_getblk(journal, journal->j_fc_first + slot);
 	if (IS_ERR(bh))
@@ -393,6 +395,27 @@ int jbd2_fc_get_buf(journal_t *journal, struct buffer_head **bh_out)
 	return 0;
 }
 EXPORT_SYMBOL(jbd2_fc_get_buf);
+
+/**
+ * jbd2_fc_area_percent() - how much of the area the fast commits since the
+ * last full commit have used
+ * @journal: the journal
+ *
+ * Call it while a fast commit owns the journal (a full commit may start
+ * the area over at any other time).
+ *
+ * Return: the blocks handed out by jbd2_fc_get_buf(), in percent of those
+ * it can hand out.
+ */
+unsigned int jbd2_fc_area_percent(journal_t *journal)
+{
+	unsigned long size = min_t(unsigned long,
+				   journal->j_fc_last - journal->j_fc_first,
+				   journal->j_fc_wbufsize);
+
+	return size ? journal->j_fc_off * 100 / size : 100;
+}
+EXPORT_SYMBOL(jbd2_fc_area_percent);
 
 /*
  * Wait for the buffer at @slot and check that it was written; with

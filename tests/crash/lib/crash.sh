@@ -16,6 +16,10 @@
 #                             stock writer has no such knob and the case
 #                             says so in its log), so that threads can
 #                             change an inode in that window on purpose
+#   fcfullat PCT              the writer ext4fc's fc_full_commit_at: a
+#                             fast commit that leaves the area PCT % full
+#                             starts a full commit; 0 never (cases that
+#                             fill the area); a stock writer has none
 #   recover ro                the first mount after the power cut is
 #                             read-only (ext4 enables write access for the
 #                             recovery, as fstests' generic/388 does it);
@@ -49,7 +53,9 @@
 #                             power cut): eligible, ineligible REASON,
 #                             reason REASON, first, none, overflow (fast
 #                             commits, and failed ones that fell back to
-#                             a full commit: the area was full)
+#                             a full commit: the area was full),
+#                             background (fast commits, and a full commit
+#                             started as the area filled; none forced)
 #   fcarea full               at the power cut the last valid fast commit
 #                             ends in the area's last block (fcdump of the
 #                             crashed image; not a full area: the case
@@ -314,7 +320,7 @@ cr_step() {
 	_verb=$1
 	shift
 	case $_verb in
-	\#* | bs | fc | = | fcsize | mkfs | mount | methods | fcarea | replay-error | recover | fcdelay) return 0 ;;
+	\#* | bs | fc | = | fcsize | mkfs | mount | methods | fcarea | replay-error | recover | fcdelay | fcfullat) return 0 ;;
 	thread | join)
 		echo "'$_verb' outside a threaded part (after the setup's sync only)"
 		return 2
@@ -439,27 +445,41 @@ cr_workload() {
 		_wl=/tmp/cr_after_setup
 		awk 'done { print } $1 == "sync" { done = 1 }' "$1" >"$_wl"
 	fi
-	cr_fcdelay "$(awk '$1 == "fcdelay" { print $2; exit }' "$1")" ||
-		{ cd / || true; return 1; }
+	cr_knobs "$1" || { cd / || true; return 1; }
 	cr_run_steps "$_wl"
 	_rc=$?
-	cr_fcdelay ""
+	cr_knobs ""
 	return $_rc
 }
 
-# cr_fcdelay [MS]: a case's fcdelay (see the top), or back to none.
-CR_FCDELAY=/sys/module/ext4fc/parameters/fc_debug_send_delay_ms
-cr_fcdelay() {
+# cr_knobs WORKLOAD: set the writer's module parameters the case names
+# (fcdelay, fcfullat: see the top); cr_knobs "": all back as loaded.
+cr_knobs() {
+	cr_knob fcdelay fc_debug_send_delay_ms "$1" &&
+		cr_knob fcfullat fc_full_commit_at "$1"
+}
+
+# cr_knob STEP PARAM WORKLOAD: one of them.  The value the module was
+# loaded with is kept in /tmp/cr_knob.PARAM the first time.
+CR_PARAMS=/sys/module/ext4fc/parameters
+cr_knob() {
+	_v=
+	[ -z "$3" ] || _v=$(awk -v s="$1" '$1 == s { print $2; exit }' "$3")
 	if [ "$cr_fs_writer" != ext4fc ]; then
-		[ -z "$1" ] || cr_log "fcdelay $1: the writer is $cr_fs_writer, which has no such knob: no delay"
+		[ -z "$_v" ] || cr_log "$1 $_v: the writer is $cr_fs_writer, which has no such knob: not set"
 		return 0
 	fi
-	if [ ! -w "$CR_FCDELAY" ]; then
-		[ -z "$1" ] && return 0
-		cr_why="fcdelay $1: no $CR_FCDELAY (ext4fc.ko older than the case?): rebuild the modules"
+	if [ ! -w "$CR_PARAMS/$2" ]; then
+		[ -z "$_v" ] && return 0
+		cr_why="$1 $_v: no $CR_PARAMS/$2 (ext4fc.ko older than the case?): rebuild the modules"
 		return 1
 	fi
-	echo "${1:-0}" >"$CR_FCDELAY"
+	[ -f "/tmp/cr_knob.$2" ] || cat "$CR_PARAMS/$2" >"/tmp/cr_knob.$2"
+	if [ -n "$_v" ]; then
+		echo "$_v" >"$CR_PARAMS/$2"
+	else
+		cat "/tmp/cr_knob.$2" >"$CR_PARAMS/$2"
+	fi
 }
 
 # cr_setup_batch WORKLOAD: the steps before "sync" as fsop batch lines;
@@ -468,7 +488,7 @@ cr_setup_batch() {
 	awk '
 	$1 == "sync" { found = 1; exit }
 	$1 == "bs" || $1 ~ /^#/ || $1 == "=" || NF == 0 { next }
-	$1 == "fcsize" || $1 == "mkfs" || $1 == "mount" || $1 == "methods" || $1 == "fcarea" || $1 == "replay-error" || $1 == "fcdelay" { next }
+	$1 == "fcsize" || $1 == "mkfs" || $1 == "mount" || $1 == "methods" || $1 == "fcarea" || $1 == "replay-error" || $1 == "fcdelay" || $1 == "fcfullat" { next }
 	$1 == "mkdir" || $1 == "creat" || $1 == "link" || $1 == "chmod" || $1 == "chown" { print; next }
 	$1 == "symlink" || $1 == "mknod" || $1 == "tmpfile" || $1 == "fill" { print; next }
 	$1 == "write" { $1 = "pwrite"; print; next }
@@ -637,15 +657,18 @@ cr_fc_expect() {
 	[ -s "$cr_dir/fc_info.before" ] || return 0
 	_msg=$(awk -F'\t' '
 	FILENAME == ARGV[1] { split($0, w, " "); if (w[1] == "fc") { n++; want[n] = substr($0, index($0, "fc ") + 3) }; next }
-	FILENAME == ARGV[2] { split($0, w, " "); if (w[2] == "commits" || w[2] == "ineligible" || w[2] == "failed") b[w[2]] = w[1]; else if ($1 ~ /^"/) b[$1] = $2; next }
-	{ split($0, w, " "); if (w[2] == "commits" || w[2] == "ineligible" || w[2] == "failed") a[w[2]] = w[1]; else if ($1 ~ /^"/) a[$1] = $2 }
+	function key(w) { return w[2] == "commits" || w[2] == "ineligible" || w[2] == "failed" || w[2] == "area" || w[2] == "background" }
+	FILENAME == ARGV[2] { split($0, w, " "); if (key(w)) b[w[2]] = w[1]; else if ($1 ~ /^"/) b[$1] = $2; next }
+	{ split($0, w, " "); if (key(w)) a[w[2]] = w[1]; else if ($1 ~ /^"/) a[$1] = $2 }
 	END {
 		dc = a["commits"] - b["commits"]; di = a["ineligible"] - b["ineligible"]
 		df = a["failed"] - b["failed"]
+		# stock ext4 has no such lines: 0
+		dfull = a["area"] - b["area"]; dbg = a["background"] - b["background"]
 		for (r in a)
 			if (r ~ /^"/ && a[r] != b[r])
 				reasons = reasons sprintf(" %s+%d", r, a[r] - b[r])
-		got = sprintf("commits +%d, ineligible +%d (failed +%d), reasons%s", dc, di, df, reasons ? reasons : " none")
+		got = sprintf("commits +%d, ineligible +%d (failed +%d, area full +%d), background full commits +%d, reasons%s", dc, di, df, dfull, dbg, reasons ? reasons : " none")
 		for (i = 1; i <= n; i++) {
 			split(want[i], w, " ")
 			what = w[1]
@@ -667,8 +690,11 @@ cr_fc_expect() {
 				if (dc != 0 || di != 0 || reasons != "")
 					bad = bad "want no fast commit activity; "
 			} else if (what == "overflow") {
-				if (dc < 1 || df < 1 || di != df || reasons != "")
+				if (dc < 1 || df < 1 || di != df || reasons != "" || (("area" in a) && dfull != df))
 					bad = bad "want fast commits and failed ones that fell back to a full commit (area full), nothing else ineligible; "
+			} else if (what == "background") {
+				if (dc < 1 || di != 0 || dfull != 0 || dbg < 1 || reasons != "")
+					bad = bad "want fast commits, a full commit started in the background as the area filled, none forced by a full area, nothing ineligible; "
 			} else
 				bad = bad "unknown fc expectation " what "; "
 		}
@@ -1235,7 +1261,7 @@ cr_run_threads() {
 		$1 == "thread" { t = $2; next }
 		$1 == "join" { t = ""; next }
 		t != "" { print > (d "/steps.t" t); next }
-		NF && $1 != "fc" && $1 != "fcarea" && $1 != "fcdelay" && $1 !~ /^#/ { print > (d "/steps.stray") }' "$1"
+		NF && $1 != "fc" && $1 != "fcarea" && $1 != "fcdelay" && $1 != "fcfullat" && $1 !~ /^#/ { print > (d "/steps.stray") }' "$1"
 	if [ -s "$cr_dir/steps.stray" ]; then
 		cr_why="a step outside the threads of a threaded workload: $(head -n 1 "$cr_dir/steps.stray")"
 		return 1
