@@ -219,6 +219,50 @@ END {
 	}
 }' "$dir/runs.csv"
 
+# The fast-commit area and group commit, from each ext4fc+fc run's fc_info
+# (guest/log/N.fc_info: a fresh mount per run, so its counts are the run's).
+awk -F, -v logs="$dir/guest/log" '
+NR == 1 || $5 != "ext4fc+fc" { next }
+{
+	cell = $3 SUBSEP $4
+	if (!(cell in seen)) {
+		seen[cell] = 1
+		cells[++ncells] = cell
+	}
+	runs[cell]++
+	fsyncs[cell] += $12
+	f = logs "/" $1 ".fc_info"
+	while ((getline line <f) > 0) {
+		split(line, w, " ")
+		if (w[2] == "commits") fc[cell] += w[1]
+		else if (w[2] == "area" && w[3] == "full") { full[cell] += w[1]; has[cell]++ }
+		else if (w[2] == "background") bg[cell] += w[1]
+		else if (w[2] == "fsyncs" && w[3] == "answered") ans[cell] += w[1]
+	}
+	close(f)
+}
+END {
+	if (!ncells)
+		exit
+	print "\n## The fast-commit area and group commit (ext4fc+fc)\n"
+	print "From fc_info after each run.  Fsyncs a fast commit answered (its own, and those that waited for it and found their changes in it) per fast commit; fsyncs that fell back to a full commit because the area was full, per 10,000 fsyncs; full commits started in the background as the area filled (fc_full_commit_at), per run.  \"-\": that fc_info has no such lines (modules older than them).\n"
+	print "| device | workload | fsyncs | fast commits | fsyncs / fast commit | area full / 10,000 fsyncs | background full commits |"
+	print "|---|---|--:|--:|--:|--:|--:|"
+	for (i = 1; i <= ncells; i++) {
+		c = cells[i]
+		split(c, dw, SUBSEP)
+		if (has[c] != runs[c]) {
+			printf "| %s | %s | %.0f | %.0f | - | - | - |\n", dw[1], dw[2], fsyncs[c] / runs[c], fc[c] / runs[c]
+			continue
+		}
+		printf "| %s | %s | %.0f | %.0f | %s | %s | %.1f |\n", dw[1], dw[2],
+			fsyncs[c] / runs[c], fc[c] / runs[c],
+			fc[c] ? sprintf("%.2f", ans[c] / fc[c]) : "-",
+			fsyncs[c] ? sprintf("%.1f", full[c] * 10000 / fsyncs[c]) : "-",
+			bg[c] / runs[c]
+	}
+}' "$dir/runs.csv" >>"$dir/table.md.body"
+
 {
 	echo "# ext4fc benchmarks"
 	echo
