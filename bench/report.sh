@@ -67,14 +67,21 @@ NR == 1 { next }
 }
 END {
 	nc = split("ext4fc+fc ext4fc-nofc ext4+fc ext4-nofc", C, " ")
+	# the peers, in the tables of their own, results.csv and interfere
+	np = split("xfs btrfs", P, " ")
+	ncp = 0
+	for (j = 1; j <= nc; j++)
+		CP[++ncp] = C[j]
+	for (j = 1; j <= np; j++)
+		CP[++ncp] = P[j]
 	A = "ext4fc+fc"; B = "ext4fc-nofc"; S = "ext4+fc"
 	for (k in n)
 		m[k] = mean(st[k], n[k])
 	print "device,workload,config,runs,tput_mean,tput_min,tput_max,unit,p50_us,p99_us,max_us,fsyncs_per_run,full_commits_per_run,fast_commits_per_run,fc_ineligible_per_run,fsyncs_per_full_commit,dev_kib_per_fsync,journal_kib_per_fsync,flushes_per_fsync,write_ios_per_fsync,extra,tput_vs_ext4+fc,tput_vs_ext4fc-nofc" >out_csv
 	for (i = 1; i <= ncells; i++) {
 		split(cells[i], dw, SUBSEP)
-		for (j = 1; j <= nc; j++) {
-			k = cells[i] SUBSEP C[j]
+		for (j = 1; j <= ncp; j++) {
+			k = cells[i] SUBSEP CP[j]
 			if (!n[k])
 				continue
 			q50[k] = lat[k] ? p50[k] / lat[k] : ""
@@ -82,12 +89,12 @@ END {
 			qmx[k] = nmx[k] ? mx[k] / nmx[k] : ""
 			x[k] = nx[k] ? sprintf("%s=%.1f", xname[cells[i]], xs[k] / nx[k]) : ""
 			ra = rb = ""
-			if (C[j] == A) {
+			if (CP[j] == A) {
 				ra = ratio(m[k], m[cells[i] SUBSEP S])
 				rb = ratio(m[k], m[cells[i] SUBSEP B])
 			}
 			printf "%s,%s,%s,%d,%.2f,%.2f,%.2f,%s,%s,%s,%s,%.1f,%.1f,%.1f,%.1f,%s,%s,%s,%s,%s,%s,%s,%s\n",
-				dw[1], dw[2], C[j], n[k], m[k], lo[k], hi[k], unit[cells[i]],
+				dw[1], dw[2], CP[j], n[k], m[k], lo[k], hi[k], unit[cells[i]],
 				q50[k] == "" ? "" : sprintf("%.0f", q50[k]),
 				q99[k] == "" ? "" : sprintf("%.0f", q99[k]),
 				qmx[k] == "" ? "" : sprintf("%.0f", qmx[k]),
@@ -129,6 +136,37 @@ END {
 	for (i = 1; i <= nnotes; i++)
 		print (i == 1 ? "\n" : "") "- " notes[i] >out_md
 
+	hdr = 0
+	for (i = 1; i <= ncells; i++) {
+		any = 0
+		for (j = 1; j <= np; j++)
+			if (n[cells[i] SUBSEP P[j]])
+				any = 1
+		if (!any)
+			continue
+		if (!hdr) {
+			print "\n## The peers: XFS and btrfs\n" >out_md
+			print "The same workload on the same device in the same boot, on XFS and btrfs (mkfs defaults, no discard; btrfs logs fsyncs in its log tree, its fast-commit analogue).  Throughput in the workload\047s unit, mean of the runs, and fsync p99 in us where the workload measures it.  Ratios of the throughput.\n" >out_md
+			print "| device | workload | unit | ext4fc+fc | ext4+fc | ext4-nofc | xfs | btrfs | ext4fc+fc / xfs | ext4fc+fc / btrfs |" >out_md
+			print "|---|---|---|--:|--:|--:|--:|--:|--:|--:|" >out_md
+			hdr = 1
+		}
+		split(cells[i], dw, SUBSEP)
+		line = "| " dw[1] " | " dw[2] " | " unit[cells[i]]
+		split("ext4fc+fc ext4+fc ext4-nofc xfs btrfs", PC, " ")
+		for (j = 1; j <= 5; j++) {
+			k = cells[i] SUBSEP PC[j]
+			if (!n[k]) { line = line " | -"; continue }
+			line = line " | " fmt1(m[k]) (q99[k] != "" ? sprintf(" (p99 %.0f)", q99[k]) : "")
+		}
+		ka = cells[i] SUBSEP A
+		for (j = 1; j <= np; j++) {
+			kp = cells[i] SUBSEP P[j]
+			line = line " | " rcell(ka, kp, ratio(m[ka], n[kp] ? m[kp] : ""))
+		}
+		print line " |" >out_md
+	}
+
 	print "\n## fsync latency\n" >out_md
 	print "Microseconds, p50 / p99 / max, each the mean of the per-run values; dbench reports only its max (over all operations).\n" >out_md
 	print "| device | workload | ext4fc+fc | ext4fc-nofc | ext4+fc | ext4-nofc | p99 ext4fc+fc / ext4+fc | p99 ext4fc+fc / ext4fc-nofc |" >out_md
@@ -167,13 +205,13 @@ END {
 		split(cells[i], dw, SUBSEP)
 		ks = cells[i] SUBSEP S
 		kn = cells[i] SUBSEP "ext4-nofc"
-		for (j = 1; j <= nc; j++) {
-			k = cells[i] SUBSEP C[j]
+		for (j = 1; j <= ncp; j++) {
+			k = cells[i] SUBSEP CP[j]
 			if (!nw[k])
 				continue
 			w999 = wl[k, "write_p999_us"] / nw[k]
 			printf "| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s |\n",
-				dw[1], dw[2], C[j], wl[k, "write_p99_us"] / nw[k], w999,
+				dw[1], dw[2], CP[j], wl[k, "write_p99_us"] / nw[k], w999,
 				wl[k, "write_max_us"] / nw[k], wl[k, "creates"] / nw[k],
 				nw[ks] ? ratio(w999, wl[ks, "write_p999_us"] / nw[ks]) : "-",
 				nw[kn] ? ratio(w999, wl[kn, "write_p999_us"] / nw[kn]) : "-" >out_md

@@ -16,7 +16,8 @@ usage() {
 	cat <<'EOF'
 usage: bench/run.sh [--profile smoke|quick|full] [-o OUTDIR] [--reps N]
                     [--iops N] [--devices LIST] [--workloads LIST]
-                    [--size SIZE] [-t SECONDS] [--keep-images] [-q] [-n]
+                    [--peers LIST] [--size SIZE] [-t SECONDS]
+                    [--keep-images] [-q] [-n]
 
 Boots QEMU once (./run-qemu.sh) and runs every workload of the profile in
 four configurations on identical fresh file systems:
@@ -26,7 +27,9 @@ four configurations on identical fresh file systems:
   ext4-nofc     stock ext4.ko, mkfs -O ^fast_commit
 The configurations of one workload run back to back, repetition 1, 2, 3,
 4 in the orders ABCD, DCBA, BADC, CDAB (then again), so drift favours none
-of them.
+of them.  The peers (XFS, btrfs) follow them on the fsync-heavy
+small-file workloads (fsmark-1t, fsmark-8t, varmail, interfere),
+alternating their order from one repetition to the next.
 
 Options:
   --profile P     smoke (seconds, for make check), quick (make bench, the
@@ -40,6 +43,9 @@ Options:
   --workloads L   comma-separated subset of the profile's workloads:
                   fsmark-1t,fsmark-4t,fsmark-8t,dbench-2,dbench-10,
                   varmail,fsynclat,fsynclat+writer,interfere
+  --peers L       comma-separated peers for the fsync-heavy small-file
+                  workloads: xfs,btrfs (default for quick and full) or
+                  none (default for smoke)
   --size SIZE     size of each test disk (default 1G)
   -t SECONDS      limit for the boot (default: from the profile)
   --keep-images   keep the disk images in OUTDIR/images
@@ -49,8 +55,9 @@ Options:
 Output in OUTDIR: table.md (tables with ratios), results.csv (one line per
 device, workload and configuration), runs.csv (one line per run), plot.png,
 settings.txt, plan.txt, guest/ (console.log, log/N.log per run).
-Needs: qemu-system-x86, fsmark, dbench (on the host, copied into the guest
-by 'make'), gnuplot-nox for the plot ('make deps' installs them all).
+Needs: qemu-system-x86, fsmark, dbench, and for the peers xfsprogs and
+btrfs-progs (on the host, copied into the guest by 'make'), gnuplot-nox
+for the plot ('make deps' installs them all).
 EOF
 }
 
@@ -65,6 +72,7 @@ reps=
 iops=1000
 devices=plain,iops
 workloads=
+peers=
 size=1G
 tmo=
 keep=0
@@ -78,6 +86,7 @@ while [[ $# -gt 0 ]]; do
 	--iops) iops=${2:?}; shift 2 ;;
 	--devices) devices=${2:?}; shift 2 ;;
 	--workloads) workloads=${2:?}; shift 2 ;;
+	--peers) peers=${2:?}; shift 2 ;;
 	--size) size=${2:?}; shift 2 ;;
 	-t) tmo=${2:?}; shift 2 ;;
 	--keep-images) keep=1; shift ;;
@@ -127,6 +136,18 @@ full)
 esac
 reps=${reps:-$def_reps}
 tmo=${tmo:-$def_tmo}
+if [[ -z $peers ]]; then
+	if [[ $profile == smoke ]]; then peers=none; else peers=xfs,btrfs; fi
+fi
+sel_peers=()
+if [[ $peers != none ]]; then
+	IFS=, read -r -a sel_peers <<<"$peers"
+	for p in "${sel_peers[@]}"; do
+		case $p in xfs | btrfs) ;; *) die "--peers: unknown peer '$p' (xfs, btrfs, or none)" ;; esac
+	done
+fi
+# The workloads the peers run: fsync-heavy, small files.
+peer_wl=" fsmark-1t fsmark-8t varmail interfere "
 [[ $reps =~ ^[1-9][0-9]*$ ]] || die "--reps wants a positive number, not '$reps'"
 [[ $iops =~ ^[0-9]+$ ]] || die "--iops wants a number, not '$iops'"
 [[ $tmo =~ ^[1-9][0-9]*$ ]] || die "-t wants a number of seconds, not '$tmo'"
@@ -163,12 +184,18 @@ command -v fs_mark >/dev/null 2>&1 || missing+=("fs_mark (package fsmark)")
 command -v dbench >/dev/null 2>&1 || missing+=("dbench (package dbench)")
 ((!need_dbench)) || [[ -r /usr/share/dbench/client.txt ]] ||
 	missing+=("/usr/share/dbench/client.txt (package dbench)")
+for p in "${sel_peers[@]}"; do
+	command -v "mkfs.$p" >/dev/null 2>&1 ||
+		missing+=("mkfs.$p (package $([[ $p == xfs ]] && echo xfsprogs || echo btrfs-progs); or --peers none)")
+done
 ((${#missing[@]} == 0)) ||
-	die "missing on the host: ${missing[*]}: run 'make deps' (or apt-get install fsmark dbench gnuplot-nox), then 'make'"
+	die "missing on the host: ${missing[*]}: run 'make deps' (or apt-get install fsmark dbench gnuplot-nox xfsprogs btrfs-progs), then 'make'"
 initramfs=$top/build/initramfs.cpio.gz
 [[ -r $initramfs ]] || die "$initramfs not found: run 'make'"
-for b in fs_mark dbench varmail fsynclat interfere; do
-	zcat "$initramfs" | cpio -it --quiet 2>/dev/null | grep -q "/$b\$" ||
+# listed once: grep -q in the pipe would make zcat die of SIGPIPE (pipefail)
+listing=$(zcat "$initramfs" | cpio -it --quiet 2>/dev/null)
+for b in fs_mark dbench varmail fsynclat interfere "${sel_peers[@]/#/mkfs.}"; do
+	grep -q "/$b\$" <<<"$listing" ||
 		die "$b is not in build/initramfs.cpio.gz: run 'make' (after 'make deps')"
 done
 
@@ -208,7 +235,17 @@ n=0
 				continue
 			fi
 			for ((r = 1; r <= reps; r++)); do
-				for c in ${orders[(r - 1) % 4]}; do
+				cs=${orders[(r - 1) % 4]}
+				if [[ $peer_wl == *" $w "* ]]; then
+					if ((r % 2)); then
+						cs+=" ${sel_peers[*]}"
+					else
+						for ((i = ${#sel_peers[@]} - 1; i >= 0; i--)); do
+							cs+=" ${sel_peers[i]}"
+						done
+					fi
+				fi
+				for c in $cs; do
 					n=$((n + 1))
 					echo "$n $d $w $c $r ${wl[$w]}"
 				done
@@ -261,7 +298,7 @@ started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 } >"$outdir/settings.txt"
 
 if ((!quiet)); then
-	echo "$prog: profile $profile: $n runs (${#sel_wl[@]} workloads x ${#sel_dev[@]} device(s) x 4 configurations x $reps), one boot, limit ${tmo}s"
+	echo "$prog: profile $profile: $n runs (${#sel_wl[@]} workloads x ${#sel_dev[@]} device(s) x 4 configurations x $reps, peers: $peers), one boot, limit ${tmo}s"
 	echo "$prog: results in ${outdir#"$top"/}/"
 fi
 t0=$SECONDS
