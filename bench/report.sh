@@ -25,6 +25,13 @@ function mean(s, n) { return n ? s / n : 0 }
 function fmt(v) { return v == "" ? "-" : sprintf(v >= 100 ? "%.0f" : "%.3g", v) }
 function fmt1(v) { return sprintf(v >= 100 ? "%.0f" : (v >= 10 ? "%.1f" : "%.2f"), v) }
 function per(a, b) { return b > 0 ? a / b : "" }
+# section TITLE INTRO HEADER RULE: heading, intro and head rows of a table
+function section(t, intro, h, r) {
+	print "\n## " t "\n" >out_md
+	print intro "\n" >out_md
+	print h >out_md
+	print r >out_md
+}
 function ratio(a, b) { return (a != "" && b != "" && b > 0) ? sprintf("%.3f", a / b) : "" }
 # overlap K1 K2: the min..max ranges of two configurations overlap.
 function overlap(k1, k2) { return n[k1] > 1 && n[k2] > 1 && lo[k1] <= hi[k2] && lo[k2] <= hi[k1] }
@@ -144,13 +151,11 @@ END {
 				any = 1
 		if (!any)
 			continue
-		if (!hdr) {
-			print "\n## The peers: XFS and btrfs\n" >out_md
-			print "The same workload on the same device in the same boot, on XFS and btrfs (mkfs defaults, no discard; btrfs logs fsyncs in its log tree, its fast-commit analogue).  Throughput in the workload\047s unit, mean of the runs, and fsync p99 in us where the workload measures it.  Ratios of the throughput.\n" >out_md
-			print "| device | workload | unit | ext4fc+fc | ext4+fc | ext4-nofc | xfs | btrfs | ext4fc+fc / xfs | ext4fc+fc / btrfs |" >out_md
-			print "|---|---|---|--:|--:|--:|--:|--:|--:|--:|" >out_md
-			hdr = 1
-		}
+		if (!hdr++)
+			section("The peers: XFS and btrfs",
+				"The same workload on the same device in the same boot, on XFS and btrfs (mkfs defaults, no discard; btrfs logs fsyncs in its log tree, its fast-commit analogue).  Throughput in the workload\047s unit, mean of the runs, and fsync p99 in us where the workload measures it.  Ratios of the throughput.",
+				"| device | workload | unit | ext4fc+fc | ext4+fc | ext4-nofc | xfs | btrfs | ext4fc+fc / xfs | ext4fc+fc / btrfs |",
+				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|")
 		split(cells[i], dw, SUBSEP)
 		line = "| " dw[1] " | " dw[2] " | " unit[cells[i]]
 		split("ext4fc+fc ext4+fc ext4-nofc xfs btrfs", PC, " ")
@@ -195,13 +200,11 @@ END {
 	for (i = 1; i <= ncells; i++) {
 		if (!(cells[i] in wcell))
 			continue
-		if (!hdr) {
-			print "\n## The threads that do not fsync (interfere)\n" >out_md
-			print "Three threads at once: appends + fsync, a buffered 4 KiB writer that never fsyncs, create + 100 B + close.  The writer: write() latency in microseconds, p99 / p99.9 / max (means of the per-run values); creates per run.  Ratios of the writer p99.9.\n" >out_md
-			print "| device | workload | config | write p99 | write p99.9 | write max | creates | p99.9 / ext4+fc | p99.9 / ext4-nofc |" >out_md
-			print "|---|---|---|--:|--:|--:|--:|--:|--:|" >out_md
-			hdr = 1
-		}
+		if (!hdr++)
+			section("The threads that do not fsync (interfere)",
+				"Three threads at once: appends + fsync, a buffered 4 KiB writer that never fsyncs, create + 100 B + close.  The writer: write() latency in microseconds, p99 / p99.9 / max (means of the per-run values); creates per run.  Ratios of the writer p99.9.",
+				"| device | workload | config | write p99 | write p99.9 | write max | creates | p99.9 / ext4+fc | p99.9 / ext4-nofc |",
+				"|---|---|---|--:|--:|--:|--:|--:|--:|")
 		split(cells[i], dw, SUBSEP)
 		ks = cells[i] SUBSEP S
 		kn = cells[i] SUBSEP "ext4-nofc"
