@@ -106,7 +106,7 @@
  *   its changes are durable one way or the other.  So that the area is
  *   seldom the reason, a fast commit that leaves it fc_full_commit_at
  *   percent full (module parameter, 75) asks kjournald2 for a full commit
- *   of the running transaction (jbd2_journal_start_commit()) and does not
+ *   of the running transaction (jbd2_fc_start_commit_at()) and does not
  *   wait for it.  Fsyncs that come while it runs wait for it as for any
  *   full commit; none has to make one because the area is full.
  *
@@ -150,6 +150,8 @@ static struct kmem_cache *ext4fc_dentry_cache;
  */
 static unsigned int fc_debug_send_delay_ms;
 module_param(fc_debug_send_delay_ms, uint, 0644);
+MODULE_PARM_DESC(fc_debug_send_delay_ms,
+		 "testing only: milliseconds each fast commit waits between its snapshot and its I/O");
 
 /*
  * A fast commit that leaves the area at least this full (percent) starts
@@ -161,8 +163,6 @@ static unsigned int fc_full_commit_at = 75;
 module_param(fc_full_commit_at, uint, 0644);
 MODULE_PARM_DESC(fc_full_commit_at,
 		 "start a full commit once fast commits fill this percentage of the fast-commit area (0: never)");
-MODULE_PARM_DESC(fc_debug_send_delay_ms,
-		 "testing only: milliseconds each fast commit waits between its snapshot and its I/O");
 
 /* Outcome of one ext4_fc_commit() call, for the statistics. */
 enum fc_outcome {
@@ -1104,7 +1104,6 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
 	struct ext4_fc_stats *st = &sbi->s_fc_stats;
 	enum fc_outcome outcome;
 	ktime_t start, locked;
-	bool filling;
 	int snap, ret;
 
 	if (!test_opt2(sb, JOURNAL_FAST_COMMIT))
@@ -1160,11 +1159,7 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
 		st->fc_fsyncs++;
 		fc_account(sb, FC_DONE, w.blocks,
 			   ktime_to_ns(ktime_sub(ktime_get(), start)), tid);
-		/* w.tid still runs: no full commit starts while we own it */
-		filling = fc_full_commit_at &&
-			jbd2_fc_area_percent(journal) >= fc_full_commit_at &&
-			!tid_geq(READ_ONCE(journal->j_commit_request), w.tid);
-		if (filling && jbd2_journal_start_commit(journal, NULL))
+		if (jbd2_fc_start_commit_at(journal, fc_full_commit_at))
 			st->fc_bg_full_commits++;
 		return jbd2_fc_end_commit(journal);
 	}

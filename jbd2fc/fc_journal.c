@@ -25,9 +25,10 @@
  * the blocks hold is stale, and the file system tells old from new by the
  * tid it writes into them.  Nothing is written into the area while the
  * full commit runs, so should it not complete, the fast commits before it
- * are still there for recovery.  jbd2_fc_area_percent() says how much of
- * it is used, so the file system can start a full commit before an fsync
- * finds it full (jbd2_fc_get_buf() then says -ENOSPC).
+ * are still there for recovery.  jbd2_fc_start_commit_at() starts that
+ * full commit early, once the area is filled to a share the file system
+ * names, so that an fsync seldom finds it full (jbd2_fc_get_buf() then
+ * says -ENOSPC).
  *
  * The feature bit.  jbd2_journal_set_features() sets it and the next
  * superblock write puts it on disk: from then on fast commits may need
@@ -368,6 +369,13 @@ static struct buffer_head *jbd2fc_getblk(journal_t *journal,
 	return bh ?: ERR_PTR(-ENOMEM);
 }
 
+/* How many blocks jbd2_fc_get_buf() can hand out after a full commit. */
+static unsigned long jbd2fc_area_blocks(journal_t *journal)
+{
+	return min_t(unsigned long, journal->j_fc_last - journal->j_fc_first,
+		     journal->j_fc_wbufsize);
+}
+
 /**
  * jbd2_fc_get_buf() - the buffer of the next block of the area
  * @journal: the journal
@@ -382,8 +390,7 @@ int jbd2_fc_get_buf(journal_t *journal, struct buffer_head **bh_out)
 	struct buffer_head *bh;
 
 	*bh_out = NULL;
-	if (journal->j_fc_first + slot >= journal->j_fc_last ||
-	    slot >= journal->j_fc_wbufsize)
+	if (slot >= jbd2fc_area_blocks(journal))
 		return -ENOSPC;
 
 	bh = jbd2fc_getblk(journal, journal->j_fc_first + slot);
@@ -397,25 +404,32 @@ int jbd2_fc_get_buf(journal_t *journal, struct buffer_head **bh_out)
 EXPORT_SYMBOL(jbd2_fc_get_buf);
 
 /**
- * jbd2_fc_area_percent() - how much of the area the fast commits since the
- * last full commit have used
+ * jbd2_fc_start_commit_at() - start a full commit once the area is filling
  * @journal: the journal
+ * @percent: how full the area must be, in percent of its blocks (0: never)
  *
- * Call it while a fast commit owns the journal (a full commit may start
- * the area over at any other time).
+ * When the fast commits since the last full commit have used @percent of
+ * the area, ask kjournald2 for a full commit of the running transaction;
+ * do not wait for it.  Call it while a fast commit owns the journal (so
+ * the area is not started over and the running transaction stays).
  *
- * Return: the blocks handed out by jbd2_fc_get_buf(), in percent of those
- * it can hand out.
+ * Return: true when this call asked for the commit (false: not full
+ * enough, or already asked for).
  */
-unsigned int jbd2_fc_area_percent(journal_t *journal)
+bool jbd2_fc_start_commit_at(journal_t *journal, unsigned int percent)
 {
-	unsigned long size = min_t(unsigned long,
-				   journal->j_fc_last - journal->j_fc_first,
-				   journal->j_fc_wbufsize);
+	unsigned long size = jbd2fc_area_blocks(journal);
+	tid_t tid = 0;
 
-	return size ? journal->j_fc_off * 100 / size : 100;
+	if (!percent || journal->j_fc_off * 100 < size * percent)
+		return false;
+	read_lock(&journal->j_state_lock);
+	if (journal->j_running_transaction)
+		tid = journal->j_running_transaction->t_tid;
+	read_unlock(&journal->j_state_lock);
+	return tid && jbd2_log_start_commit(journal, tid);
 }
-EXPORT_SYMBOL(jbd2_fc_area_percent);
+EXPORT_SYMBOL(jbd2_fc_start_commit_at);
 
 /*
  * Wait for the buffer at @slot and check that it was written; with
