@@ -20,7 +20,7 @@ fi
 dir=$1
 
 awk -F, -v out_csv="$dir/results.csv" -v out_md="$dir/table.md.body" \
-    -v out_dat="$dir/plot.dat" '
+    -v out_dat="$dir/plot.dat" -v logs="$dir/guest/log" '
 function mean(s, n) { return n ? s / n : 0 }
 function fmt(v) { return v == "" ? "-" : sprintf(v >= 100 ? "%.0f" : "%.3g", v) }
 function fmt1(v) { return sprintf(v >= 100 ? "%.0f" : (v >= 10 ? "%.1f" : "%.2f"), v) }
@@ -71,16 +71,26 @@ NR == 1 { next }
 	} else if ($22 ~ /=/) {
 		split($22, kv, "="); xname[cell] = kv[1]; xs[k] += kv[2]; nx[k]++
 	}
+	# ext4fc+fc: its fc_info after the run (guest/log/N.fc_info; a fresh
+	# mount per run, so the counts are those of the run)
+	if ($5 == "ext4fc+fc") {
+		f = logs "/" $1 ".fc_info"
+		while ((getline line <f) > 0) {
+			split(line, w, " ")
+			if (w[2] == "commits") fcc[k] += w[1]
+			else if (w[2] == "area" && w[3] == "full") { afull[k] += w[1]; nafull[k]++ }
+			else if (w[2] == "background") bgc[k] += w[1]
+			else if (w[2] == "fsyncs" && w[3] == "answered") ans[k] += w[1]
+		}
+		close(f)
+	}
 }
 END {
 	nc = split("ext4fc+fc ext4fc-nofc ext4+fc ext4-nofc", C, " ")
-	# the peers, in the tables of their own, results.csv and interfere
+	# the peers: in a table of their own, results.csv and interfere
 	np = split("xfs btrfs", P, " ")
-	ncp = 0
-	for (j = 1; j <= nc; j++)
-		CP[++ncp] = C[j]
-	for (j = 1; j <= np; j++)
-		CP[++ncp] = P[j]
+	ncp = split("ext4fc+fc ext4fc-nofc ext4+fc ext4-nofc xfs btrfs", CP, " ")
+	split("ext4fc+fc ext4+fc ext4-nofc xfs btrfs", PC, " ")
 	A = "ext4fc+fc"; B = "ext4fc-nofc"; S = "ext4+fc"
 	for (k in n)
 		m[k] = mean(st[k], n[k])
@@ -158,7 +168,6 @@ END {
 				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|")
 		split(cells[i], dw, SUBSEP)
 		line = "| " dw[1] " | " dw[2] " | " unit[cells[i]]
-		split("ext4fc+fc ext4+fc ext4-nofc xfs btrfs", PC, " ")
 		for (j = 1; j <= 5; j++) {
 			k = cells[i] SUBSEP PC[j]
 			if (!n[k]) { line = line " | -"; continue }
@@ -242,6 +251,25 @@ END {
 		}
 	}
 
+	hdr = 0
+	for (i = 1; i <= ncells; i++) {
+		k = cells[i] SUBSEP A
+		if (!n[k])
+			continue
+		if (!hdr++)
+			section("The fast-commit area and group commit (ext4fc+fc)",
+				"From fc_info after each run.  Fsyncs a fast commit answered (its own, and those that waited for it and found their changes in it) per fast commit; fsyncs that fell back to a full commit because the area was full, per 10,000 fsyncs; full commits started in the background as the area filled (fc_full_commit_at), per run.  \"-\": that fc_info has no such lines (modules older than them).",
+				"| device | workload | fsyncs | fast commits | fsyncs / fast commit | area full / 10,000 fsyncs | background full commits |",
+				"|---|---|--:|--:|--:|--:|--:|")
+		split(cells[i], dw, SUBSEP)
+		new = nafull[k] == n[k]
+		printf "| %s | %s | %.0f | %.0f | %s | %s | %s |\n", dw[1], dw[2],
+			fs[k] / n[k], fcc[k] / n[k],
+			new && fcc[k] ? sprintf("%.2f", ans[k] / fcc[k]) : "-",
+			new && fs[k] ? sprintf("%.1f", afull[k] * 10000 / fs[k]) : "-",
+			new ? sprintf("%.1f", bgc[k] / n[k]) : "-" >out_md
+	}
+
 	# plot.dat: label, throughput / ext4+fc for each config, then
 	# device KiB per fsync for each config.
 	for (i = 1; i <= ncells; i++) {
@@ -259,50 +287,6 @@ END {
 		print line >out_dat
 	}
 }' "$dir/runs.csv"
-
-# The fast-commit area and group commit, from each ext4fc+fc run's fc_info
-# (guest/log/N.fc_info: a fresh mount per run, so its counts are the run's).
-awk -F, -v logs="$dir/guest/log" '
-NR == 1 || $5 != "ext4fc+fc" { next }
-{
-	cell = $3 SUBSEP $4
-	if (!(cell in seen)) {
-		seen[cell] = 1
-		cells[++ncells] = cell
-	}
-	runs[cell]++
-	fsyncs[cell] += $12
-	f = logs "/" $1 ".fc_info"
-	while ((getline line <f) > 0) {
-		split(line, w, " ")
-		if (w[2] == "commits") fc[cell] += w[1]
-		else if (w[2] == "area" && w[3] == "full") { full[cell] += w[1]; has[cell]++ }
-		else if (w[2] == "background") bg[cell] += w[1]
-		else if (w[2] == "fsyncs" && w[3] == "answered") ans[cell] += w[1]
-	}
-	close(f)
-}
-END {
-	if (!ncells)
-		exit
-	print "\n## The fast-commit area and group commit (ext4fc+fc)\n"
-	print "From fc_info after each run.  Fsyncs a fast commit answered (its own, and those that waited for it and found their changes in it) per fast commit; fsyncs that fell back to a full commit because the area was full, per 10,000 fsyncs; full commits started in the background as the area filled (fc_full_commit_at), per run.  \"-\": that fc_info has no such lines (modules older than them).\n"
-	print "| device | workload | fsyncs | fast commits | fsyncs / fast commit | area full / 10,000 fsyncs | background full commits |"
-	print "|---|---|--:|--:|--:|--:|--:|"
-	for (i = 1; i <= ncells; i++) {
-		c = cells[i]
-		split(c, dw, SUBSEP)
-		if (has[c] != runs[c]) {
-			printf "| %s | %s | %.0f | %.0f | - | - | - |\n", dw[1], dw[2], fsyncs[c] / runs[c], fc[c] / runs[c]
-			continue
-		}
-		printf "| %s | %s | %.0f | %.0f | %s | %s | %.1f |\n", dw[1], dw[2],
-			fsyncs[c] / runs[c], fc[c] / runs[c],
-			fc[c] ? sprintf("%.2f", ans[c] / fc[c]) : "-",
-			fsyncs[c] ? sprintf("%.1f", full[c] * 10000 / fsyncs[c]) : "-",
-			bg[c] / runs[c]
-	}
-}' "$dir/runs.csv" >>"$dir/table.md.body"
 
 {
 	echo "# ext4fc benchmarks"

@@ -139,11 +139,13 @@ tmo=${tmo:-$def_tmo}
 if [[ -z $peers ]]; then
 	if [[ $profile == smoke ]]; then peers=none; else peers=xfs,btrfs; fi
 fi
+# The peers and the Debian package of their mkfs.
+declare -A peer_pkg=([xfs]=xfsprogs [btrfs]=btrfs-progs)
 sel_peers=()
 if [[ $peers != none ]]; then
 	IFS=, read -r -a sel_peers <<<"$peers"
 	for p in "${sel_peers[@]}"; do
-		case $p in xfs | btrfs) ;; *) die "--peers: unknown peer '$p' (xfs, btrfs, or none)" ;; esac
+		[[ -n ${peer_pkg[$p]:-} ]] || die "--peers: unknown peer '$p' (xfs, btrfs, or none)"
 	done
 fi
 # The workloads the peers run: fsync-heavy, small files.
@@ -186,7 +188,7 @@ command -v dbench >/dev/null 2>&1 || missing+=("dbench (package dbench)")
 	missing+=("/usr/share/dbench/client.txt (package dbench)")
 for p in "${sel_peers[@]}"; do
 	command -v "mkfs.$p" >/dev/null 2>&1 ||
-		missing+=("mkfs.$p (package $([[ $p == xfs ]] && echo xfsprogs || echo btrfs-progs); or --peers none)")
+		missing+=("mkfs.$p (package ${peer_pkg[$p]}; or --peers none)")
 done
 ((${#missing[@]} == 0)) ||
 	die "missing on the host: ${missing[*]}: run 'make deps' (or apt-get install fsmark dbench gnuplot-nox xfsprogs btrfs-progs), then 'make'"
