@@ -71,7 +71,12 @@
  *   operation) is as safe: the operation runs inside a handle of that tid,
  *   so no fast commit can be taken between the change and a full commit
  *   that contains it.  Tracking goes on while the flag is set, so what the
- *   next transaction does is never missed.
+ *   next transaction does is never missed.  A change only the inode's own
+ *   records would get wrong (an xattr, journalled data, a block map)
+ *   calls ext4_fc_mark_inode_ineligible(): with fsync_isolation the inode
+ *   alone is flagged (EXT4_STATE_FC_INELIGIBLE and the tid) and only a
+ *   commit that would log it falls back; an inode that leaves memory
+ *   flagged passes the flag on to the superblock.
  *
  * The commit (ext4_fc_commit(), from fsync)
  *
@@ -79,6 +84,12 @@
  *      our changes we are done ("skipped").  Updates are locked now.
  *   2. Freeze the queues (STAGING joins MAIN): every queued inode, and
  *      every inode a queued create names, gets EXT4_STATE_FC_COMMITTING.
+ *      With fsync_isolation (a mount option) an fsync's commit first
+ *      puts back into STAGING what its file does not need: it keeps the
+ *      shortest prefix of the names that holds every name of the inodes
+ *      it takes, and the inodes those names name, starting from the file
+ *      and the other files whose fsyncs wait (fc_isolate()).  The rest
+ *      stays queued, its data not written, for a later commit.
  *   3. Records, into fc blocks filled but not sent yet; then updates are
  *      unlocked.  HEAD once per epoch (the first fast commit after a full
  *      one), the name operations in order (a create logs its inode's
@@ -113,12 +124,15 @@
  *   Group commit comes from the snapshot numbers: fsyncs that arrive while
  *   a fast commit is on its way all wait for it, and the first to claim
  *   the journal after it takes one snapshot for all of them; the others
- *   find it covers them (s_fc_covered) and return.
+ *   find it covers them (s_fc_covered, or with fsync_isolation the number
+ *   of the last commit that logged their file, i_fc_snap) and return.
+ *   A full commit's cleanup also drops from STAGING what it carried.
  *
  * fc_info (/proc/fs/ext4fc/DEV/fc_info) counts the outcomes, the reasons,
  * the blocks written, the fsyncs the fast commits answered, the full
  * commits the area made (synchronous ones it forced, background ones
- * started early) and a commit latency histogram.
+ * started early), the isolated commits and the inodes they left queued,
+ * and a commit latency histogram.
  */
 
 #include "ext4.h"
@@ -137,6 +151,7 @@ struct ext4fc_dentry {
 	u32 fd_dir;			/* parent directory */
 	u32 fd_ino;			/* inode the name refers to */
 	u32 fd_len;
+	tid_t fd_tid;			/* transaction of the operation */
 	unsigned char *fd_name;		/* fd_short or kmalloc()ed */
 	unsigned char fd_short[DNAME_INLINE_LEN];
 };
@@ -273,6 +288,10 @@ void ext4_fc_init_inode(struct inode *inode)
 	atomic_set(&ei->i_fc_updates, 0);
 	init_waitqueue_head(&ei->i_fc_wait);
 	ext4_clear_inode_state(inode, EXT4_STATE_FC_COMMITTING);
+	ext4_clear_inode_state(inode, EXT4_STATE_FC_INELIGIBLE);
+	ext4_clear_inode_state(inode, EXT4_STATE_FC_FSYNC);
+	ei->i_fc_ineligible_tid = 0;
+	ei->i_fc_snap = 0;
 	fc_forget_range(ei);
 }
 
@@ -301,6 +320,28 @@ void ext4_fc_stop_update(struct inode *inode)
 }
 
 /*
+ * Flag the epoch ineligible up to @tid (@known false: no tid to key it on,
+ * the next full commit clears it).  s_fc_lock held.
+ */
+static void fc_flag_sb(struct super_block *sb, tid_t tid, bool known)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(sb);
+
+	if (known && (!ext4_test_mount_flag(sb, EXT4_MF_FC_INELIGIBLE) ||
+		      tid_gt(tid, sbi->s_fc_ineligible_tid)))
+		sbi->s_fc_ineligible_tid = tid;
+	ext4_set_mount_flag(sb, EXT4_MF_FC_INELIGIBLE);
+}
+
+/* Has @ei a change that no full commit has carried yet? */
+static bool fc_inode_ineligible(journal_t *journal, struct ext4_inode_info *ei)
+{
+	return ext4_test_inode_state(&ei->vfs_inode, EXT4_STATE_FC_INELIGIBLE) &&
+	       tid_gt(ei->i_fc_ineligible_tid,
+		      READ_ONCE(journal->j_commit_sequence));
+}
+
+/*
  * The inode leaves memory: take it off the queue, and its create with it
  * (an inode evicted before a commit saw it was unlinked, or ext4 has made
  * the epoch ineligible: see ext4_evict_inode()).
@@ -321,6 +362,9 @@ void ext4_fc_del(struct inode *inode)
 		spin_lock(&sbi->s_fc_lock);
 	}
 	list_del_init(&ei->i_fc_list);
+	/* a reloaded inode would not know: the whole epoch takes the flag */
+	if (fc_inode_ineligible(sbi->s_journal, ei))
+		fc_flag_sb(inode->i_sb, ei->i_fc_ineligible_tid, true);
 	if (!list_empty(&ei->i_fc_dilist)) {
 		fd = list_first_entry(&ei->i_fc_dilist, struct ext4fc_dentry,
 				      fd_inode);
@@ -357,10 +401,37 @@ void ext4_fc_mark_ineligible(struct super_block *sb, int reason,
 	}
 
 	spin_lock(&sbi->s_fc_lock);
-	if (known && (!ext4_test_mount_flag(sb, EXT4_MF_FC_INELIGIBLE) ||
-		      tid_gt(tid, sbi->s_fc_ineligible_tid)))
-		sbi->s_fc_ineligible_tid = tid;
-	ext4_set_mount_flag(sb, EXT4_MF_FC_INELIGIBLE);
+	fc_flag_sb(sb, tid, known);
+	sbi->s_fc_stats.fc_ineligible_reason_count[reason]++;
+	spin_unlock(&sbi->s_fc_lock);
+}
+
+/*
+ * A change only @inode's own records would carry wrongly (its xattrs,
+ * journalled data, a block map).  With fsync_isolation only the commits
+ * that take @inode fall back, until a full commit has the change;
+ * without it (or outside a handle) the whole epoch does.
+ */
+void ext4_fc_mark_inode_ineligible(struct inode *inode, int reason,
+				   handle_t *handle)
+{
+	struct super_block *sb = inode->i_sb;
+	struct ext4_sb_info *sbi = EXT4_SB(sb);
+	struct ext4_inode_info *ei = EXT4_I(inode);
+	tid_t tid;
+
+	if (fc_off(sb))
+		return;
+	if (!test_opt2(sb, FSYNC_ISOLATION) || !handle || IS_ERR(handle)) {
+		ext4_fc_mark_ineligible(sb, reason, handle);
+		return;
+	}
+	tid = handle->h_transaction->t_tid;
+	spin_lock(&sbi->s_fc_lock);
+	if (!ext4_test_inode_state(inode, EXT4_STATE_FC_INELIGIBLE) ||
+	    tid_gt(tid, ei->i_fc_ineligible_tid))
+		ei->i_fc_ineligible_tid = tid;
+	ext4_set_inode_state(inode, EXT4_STATE_FC_INELIGIBLE);
 	sbi->s_fc_stats.fc_ineligible_reason_count[reason]++;
 	spin_unlock(&sbi->s_fc_lock);
 }
@@ -400,6 +471,7 @@ static int fc_track_name(handle_t *handle, struct inode *inode,
 	fd->fd_tag = tag;
 	fd->fd_dir = dir->i_ino;
 	fd->fd_ino = inode->i_ino;
+	fd->fd_tid = handle->h_transaction->t_tid;
 	INIT_LIST_HEAD(&fd->fd_inode);
 
 	mutex_lock(&ei->i_fc_lock);
@@ -485,9 +557,9 @@ static bool fc_tracks_inode(handle_t *handle, struct inode *inode)
 	if (S_ISDIR(inode->i_mode) || fc_off(inode->i_sb))
 		return false;
 	if (ext4_should_journal_data(inode)) {
-		ext4_fc_mark_ineligible(inode->i_sb,
-					EXT4_FC_REASON_INODE_JOURNAL_DATA,
-					handle);
+		ext4_fc_mark_inode_ineligible(inode,
+					      EXT4_FC_REASON_INODE_JOURNAL_DATA,
+					      handle);
 		return false;
 	}
 	return true;
@@ -517,16 +589,16 @@ void ext4_fc_track_range(handle_t *handle, struct inode *inode,
 		return;
 	if (ext4_has_inline_data(inode)) {
 		/* the data lives in the inode's xattr space */
-		ext4_fc_mark_ineligible(inode->i_sb, EXT4_FC_REASON_XATTR,
-					handle);
+		ext4_fc_mark_inode_ineligible(inode, EXT4_FC_REASON_XATTR,
+					      handle);
 		return;
 	}
 
 	if (inode->i_ino >= EXT4_FIRST_INO(inode->i_sb) &&
 	    !ext4_test_inode_flag(inode, EXT4_INODE_EXTENTS)) {
 		/* ranges replay into extent trees only */
-		ext4_fc_mark_ineligible(inode->i_sb, EXT4_FC_REASON_NO_EXTENTS,
-					handle);
+		ext4_fc_mark_inode_ineligible(inode, EXT4_FC_REASON_NO_EXTENTS,
+					      handle);
 		return;
 	}
 
@@ -563,7 +635,11 @@ struct fc_writer {
 	tid_t tid;		/* the transaction we commit on top of */
 	int blocks;		/* fc blocks taken by this commit */
 	bool area_full;		/* the area had no block left for it */
+	bool ineligible;	/* a frozen inode has an ineligible change */
 	struct buffer_head *closed;	/* filled blocks, newest first */
+	struct inode *fsynced;	/* fsync_isolation: the file, else NULL */
+	int left;		/* queued inodes this commit left behind */
+	bool partial;		/* it left inodes or names behind */
 };
 
 static void fc_end_io(struct buffer_head *bh, int uptodate)
@@ -855,23 +931,138 @@ static int fc_log_ranges(struct fc_writer *w, struct inode *inode)
 }
 
 /*
+ * fsync_isolation: the inodes an isolated commit takes, by number.  It
+ * starts with the fsync'd file and every queued file an fsync waits for
+ * (EXT4_STATE_FC_FSYNC: they ride along, as in group commit), and grows
+ * with what the names they need name.  Beyond FC_ISOLATE_MAX inodes the
+ * commit takes everything, as without the option.
+ */
+#define FC_ISOLATE_MAX	64
+
+struct fc_set {
+	int n;
+	u32 ino[FC_ISOLATE_MAX];
+};
+
+static bool fc_set_has(const struct fc_set *set, u32 ino)
+{
+	int i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->ino[i] == ino)
+			return true;
+	return false;
+}
+
+/* Add @ino; false when the set is full. */
+static bool fc_set_add(struct fc_set *set, u32 ino)
+{
+	if (fc_set_has(set, ino))
+		return true;
+	if (set->n == FC_ISOLATE_MAX)
+		return false;
+	set->ino[set->n++] = ino;
+	return true;
+}
+
+/*
+ * The names an isolated commit takes: the shortest prefix of the queue
+ * that holds every operation on an inode of @set or in a directory of
+ * @set (a directory created in this epoch: its records describe all its
+ * entries), with every inode that prefix names added to @set, until
+ * nothing more is added.  A prefix, because replay applies names in
+ * order; every operation of an inode it takes, because the inode's
+ * record (link count, size) is the inode as it is now.  Returns the last
+ * name of the prefix (NULL: none), or an ERR_PTR when @set is full.
+ */
+static struct ext4fc_dentry *fc_names_needed(struct list_head *names,
+					     struct fc_set *set)
+{
+	struct ext4fc_dentry *fd, *last;
+	bool grew;
+
+	do {
+		last = NULL;
+		list_for_each_entry(fd, names, fd_queue)
+			if (fc_set_has(set, fd->fd_ino) ||
+			    fc_set_has(set, fd->fd_dir))
+				last = fd;
+		if (!last)
+			return NULL;
+		grew = false;
+		list_for_each_entry(fd, names, fd_queue) {
+			if (!fc_set_has(set, fd->fd_ino)) {
+				if (!fc_set_add(set, fd->fd_ino))
+					return ERR_PTR(-E2BIG);
+				grew = true;
+			}
+			if (fd == last)
+				break;
+		}
+	} while (grew);
+	return last;
+}
+
+/*
+ * fsync_isolation: leave in MAIN only what @w->fsynced needs (see
+ * fc_names_needed()); the other names and inodes go to STAGING, which is
+ * empty (no handle runs), in their order, so the cleanup puts them back
+ * in front of what comes meanwhile.  s_fc_lock held.
+ */
+static void fc_isolate(struct fc_writer *w)
+{
+	struct ext4_sb_info *sbi = w->sbi;
+	struct list_head *names = &sbi->s_fc_dentry_q[FC_Q_MAIN];
+	struct list_head *inodes = &sbi->s_fc_q[FC_Q_MAIN];
+	struct ext4_inode_info *ei, *ei_next;
+	struct ext4fc_dentry *last;
+	struct fc_set set = { 0 };
+	LIST_HEAD(needed);
+
+	fc_set_add(&set, w->fsynced->i_ino);
+	list_for_each_entry(ei, inodes, i_fc_list)
+		if (ext4_test_inode_state(&ei->vfs_inode, EXT4_STATE_FC_FSYNC) &&
+		    !fc_set_add(&set, ei->vfs_inode.i_ino))
+			return;
+	last = fc_names_needed(names, &set);
+	if (IS_ERR(last))
+		return;
+	if (last)
+		list_cut_position(&needed, names, &last->fd_queue);
+	w->partial = !list_empty(names);
+	list_splice_init(names, &sbi->s_fc_dentry_q[FC_Q_STAGING]);
+	list_splice(&needed, names);
+	list_for_each_entry_safe(ei, ei_next, inodes, i_fc_list) {
+		if (fc_set_has(&set, ei->vfs_inode.i_ino))
+			continue;
+		list_move_tail(&ei->i_fc_list, &sbi->s_fc_q[FC_Q_STAGING]);
+		w->left++;
+		w->partial = true;
+	}
+}
+
+/*
  * Freeze what this commit covers.  No handle runs now (updates are
  * locked), so everything queued is complete: STAGING joins MAIN (what
  * handles queued while the journal was being claimed, or after the last
  * commit's cleanup and before its hand-over, belongs in this commit: the
- * fsync that waited for that commit counts on this one).  Then every
- * inode of MAIN and every inode a queued create names is marked
- * committing (the latter are moved to MAIN if they are not there, so
- * the cleanup releases them).
+ * fsync that waited for that commit counts on this one).  An isolated
+ * commit then puts back what it does not need.  Every inode of MAIN and
+ * every inode a queued create names is marked committing (the latter
+ * are moved to MAIN if they are not there, so the cleanup releases
+ * them); one with an ineligible change makes the commit a full one.
  */
-static void fc_freeze(struct ext4_sb_info *sbi)
+static void fc_freeze(struct fc_writer *w)
 {
+	struct ext4_sb_info *sbi = w->sbi;
 	struct list_head *inodes = &sbi->s_fc_q[FC_Q_MAIN];
 	struct ext4_inode_info *ei;
 	struct ext4fc_dentry *fd;
 
 	spin_lock(&sbi->s_fc_lock);
 	fc_promote_staging(sbi);
+	if (w->fsynced)
+		fc_isolate(w);
 	list_for_each_entry(fd, &sbi->s_fc_dentry_q[FC_Q_MAIN], fd_queue) {
 		if (list_empty(&fd->fd_inode))
 			continue;
@@ -879,8 +1070,12 @@ static void fc_freeze(struct ext4_sb_info *sbi)
 				      i_fc_dilist);
 		list_move_tail(&ei->i_fc_list, inodes);
 	}
-	list_for_each_entry(ei, inodes, i_fc_list)
+	list_for_each_entry(ei, inodes, i_fc_list) {
 		ext4_set_inode_state(&ei->vfs_inode, EXT4_STATE_FC_COMMITTING);
+		ext4_clear_inode_state(&ei->vfs_inode, EXT4_STATE_FC_FSYNC);
+		if (fc_inode_ineligible(w->journal, ei))
+			w->ineligible = true;
+	}
 	spin_unlock(&sbi->s_fc_lock);
 }
 
@@ -984,7 +1179,9 @@ static int fc_snapshot(struct fc_writer *w)
 	journal_t *journal = w->journal;
 	int err = 0;
 
-	fc_freeze(w->sbi);
+	fc_freeze(w);
+	if (w->ineligible)
+		return -ECANCELED;
 	fc_wait_updates(w->sbi);
 
 	/* no handle runs now (jbd2_fc_begin_commit()): the tid is stable */
@@ -1087,10 +1284,24 @@ static void fc_unlock_updates(journal_t *journal, ktime_t since)
 }
 
 /*
- * fsync's commit: make transaction @tid's changes durable, by a fast
- * commit when possible, else by a full one.
+ * Did a fast commit numbered after @snap_before reach the disk with what
+ * this call needs: anything, or with fsync_isolation @inode's records?
  */
-int ext4_fc_commit(journal_t *journal, tid_t tid)
+static bool fc_covered(struct ext4_sb_info *sbi, struct inode *inode,
+		       int snap_before)
+{
+	int snap = inode ? READ_ONCE(EXT4_I(inode)->i_fc_snap) :
+			   atomic_read(&sbi->s_fc_covered);
+
+	return snap - snap_before > 0;
+}
+
+/*
+ * Make transaction @tid's changes durable, by a fast commit when
+ * possible, else by a full one; with @fsynced (fsync_isolation) only
+ * what that file needs has to be, and the fast commit takes no more.
+ */
+static int fc_commit(journal_t *journal, tid_t tid, struct inode *fsynced)
 {
 	struct super_block *sb = journal->j_private;
 	struct ext4_sb_info *sbi = EXT4_SB(sb);
@@ -1100,7 +1311,9 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
 		.sb = sb,
 		.journal = journal,
 		.sbi = sbi,
+		.fsynced = fsynced,
 	};
+	struct ext4_inode_info *ei;
 	struct ext4_fc_stats *st = &sbi->s_fc_stats;
 	enum fc_outcome outcome;
 	ktime_t start, locked;
@@ -1119,10 +1332,10 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
 		/*
 		 * A commit ran while we waited.  A full commit of @tid, or
 		 * a fast commit whose snapshot was taken after we came in
-		 * and which reached the disk, has what we need; otherwise
-		 * try again.
+		 * and which reached the disk (and, isolated, logged our
+		 * file), has what we need; otherwise try again.
 		 */
-		if (atomic_read(&sbi->s_fc_covered) - snap_before > 0) {
+		if (fc_covered(sbi, fsynced, snap_before)) {
 			st->fc_fsyncs++;	/* a fast commit answered us */
 			fc_account(sb, FC_SKIPPED, 0, 0, tid);
 			return 0;
@@ -1155,7 +1368,13 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
 		ret = jbd2_fc_wait_bufs(journal, w.blocks);
 	if (!ret) {
 		/* tell waiters in the loop above what is on disk now */
-		atomic_set(&sbi->s_fc_covered, snap);
+		list_for_each_entry(ei, &sbi->s_fc_q[FC_Q_MAIN], i_fc_list)
+			WRITE_ONCE(ei->i_fc_snap, snap);
+		if (!w.partial)
+			atomic_set(&sbi->s_fc_covered, snap);
+		else
+			st->fc_isolated++;
+		st->fc_left_queued += w.left;
 		st->fc_fsyncs++;
 		fc_account(sb, FC_DONE, w.blocks,
 			   ktime_to_ns(ktime_sub(ktime_get(), start)), tid);
@@ -1163,12 +1382,38 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
 			st->fc_bg_full_commits++;
 		return jbd2_fc_end_commit(journal);
 	}
-	outcome = FC_FAILED;
+	outcome = w.ineligible ? FC_INELIGIBLE : FC_FAILED;
 	if (w.area_full)
 		st->fc_area_full++;
 full:
 	fc_account(sb, outcome, 0, 0, tid);
 	return jbd2_fc_end_commit_fallback(journal);
+}
+
+/* A commit of everything queued (ext4's own callers). */
+int ext4_fc_commit(journal_t *journal, tid_t tid)
+{
+	return fc_commit(journal, tid, NULL);
+}
+
+/*
+ * fsync(2)'s commit.  With fsync_isolation, the file asks the commits to
+ * come for itself (EXT4_STATE_FC_FSYNC: a commit that freezes it clears
+ * it, and so do we once answered, so that a later commit does not take it
+ * for a waiting fsync) and its own takes only what it needs.  A
+ * directory's fsync is a full commit in 6.1 anyway.
+ */
+int ext4_fc_fsync(struct inode *inode, tid_t tid)
+{
+	journal_t *journal = EXT4_SB(inode->i_sb)->s_journal;
+	int ret;
+
+	if (!test_opt2(inode->i_sb, FSYNC_ISOLATION) || S_ISDIR(inode->i_mode))
+		return fc_commit(journal, tid, NULL);
+	ext4_set_inode_state(inode, EXT4_STATE_FC_FSYNC);
+	ret = fc_commit(journal, tid, inode);
+	ext4_clear_inode_state(inode, EXT4_STATE_FC_FSYNC);
+	return ret;
 }
 
 /*
@@ -1199,6 +1444,31 @@ static void fc_retire_inodes(struct ext4_sb_info *sbi, bool full, tid_t tid)
 	}
 }
 
+/*
+ * What waits in STAGING and a full commit of @tid carried: names and
+ * inodes an isolated fast commit left behind before the fallback or the
+ * full commit, or that a handle of @tid queued while the journal was
+ * owned.  The names go on @names, to be freed.  s_fc_lock held.
+ */
+static void fc_retire_staging(struct ext4_sb_info *sbi, tid_t tid,
+			      struct list_head *names)
+{
+	struct ext4_inode_info *ei, *ei_next;
+	struct ext4fc_dentry *fd, *fd_next;
+
+	list_for_each_entry_safe(ei, ei_next, &sbi->s_fc_q[FC_Q_STAGING],
+				 i_fc_list) {
+		if (tid_gt(ei->i_sync_tid, tid))
+			continue;
+		list_del_init(&ei->i_fc_list);
+		fc_forget_range(ei);
+	}
+	list_for_each_entry_safe(fd, fd_next,
+				 &sbi->s_fc_dentry_q[FC_Q_STAGING], fd_queue)
+		if (!tid_gt(fd->fd_tid, tid))
+			list_move_tail(&fd->fd_queue, names);
+}
+
 static void fc_cleanup(journal_t *journal, int full, tid_t tid)
 {
 	struct ext4_sb_info *sbi = EXT4_SB(journal->j_private);
@@ -1213,6 +1483,8 @@ static void fc_cleanup(journal_t *journal, int full, tid_t tid)
 	spin_lock(&sbi->s_fc_lock);
 	fc_retire_inodes(sbi, full, tid);
 	list_splice_init(&sbi->s_fc_dentry_q[FC_Q_MAIN], &names);
+	if (tid)
+		fc_retire_staging(sbi, tid, &names);
 	list_for_each_entry(fd, &names, fd_queue)
 		list_del_init(&fd->fd_inode);
 	fc_promote_staging(sbi);
@@ -1315,6 +1587,9 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "%lu fsyncs answered by fast commits\n", st->fc_fsyncs);
 	seq_printf(seq, "%lu.%02lu fsyncs per fast commit\n",
 		   per100 / 100, per100 % 100);
+	seq_printf(seq, "%lu isolated fast commits\n", st->fc_isolated);
+	seq_printf(seq, "%lu inodes left queued by them\n",
+		   st->fc_left_queued);
 	seq_printf(seq, "%lluus handles held off\n",
 		   div_u64(st->fc_held_off_ns, NSEC_PER_USEC));
 	seq_printf(seq, "%lluus handles held off (longest)\n",

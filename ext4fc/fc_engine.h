@@ -137,6 +137,8 @@ struct ext4_fc_stats {
 	unsigned long fc_fsyncs;		/* fsyncs fast commits answered */
 	unsigned long fc_bg_full_commits;	/* started early, area filling */
 	unsigned long fc_numblks;		/* fc blocks written */
+	unsigned long fc_isolated;		/* fast commits that left some behind */
+	unsigned long fc_left_queued;		/* inodes they left queued */
 	u64 s_fc_avg_commit_time;		/* ns, weighted 3:1 to the past */
 	u64 fc_held_off_ns;			/* updates locked by fast commits */
 	u64 fc_held_off_max_ns;			/* the longest of those */
