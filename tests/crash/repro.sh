@@ -9,7 +9,8 @@
 # its concurrent workload, acegen -t).  METHOD: shutdown (default for
 # opcase), flakey, logwrites, idem-logwrites, auto (default for seeds:
 # what the seed picks).  WRITER ext4fc (default) or ext4; REPLAYER
-# ext4fc (default), ext4 or e2fsck.  MOUNTOPT=OPTS: more mount options.
+# ext4fc (default), ext4 or e2fsck.  MOUNTOPT=OPTS: more mount options;
+# CRASH_WRITER_OPTS=OPTS: more for an ext4fc writer (fsync_isolation).
 # Prints the workload, the manifest check, the diff, fc_info; the files
 # are in build/results/crash/repro/ID/.
 set -euo pipefail

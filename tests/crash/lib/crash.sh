@@ -20,6 +20,10 @@
 #                             fast commit that leaves the area PCT % full
 #                             starts a full commit; 0 never (cases that
 #                             fill the area); a stock writer has none
+#   isolate                   the writer ext4fc mounts with fsync_isolation
+#                             (an fsync commits its file and what that
+#                             depends on); a stock writer has no such
+#                             option and the case says so in its log
 #   recover ro                the first mount after the power cut is
 #                             read-only (ext4 enables write access for the
 #                             recovery, as fstests' generic/388 does it);
@@ -50,12 +54,17 @@
 #                             point needs its dm-log-writes mark)
 #   sync                      end of the setup: syncfs (a full commit)
 #   fc WHAT [REASON]          fc_info outcome expected (checked before the
-#                             power cut): eligible, ineligible REASON,
+#                             power cut; fc.ext4fc, fc.ext4: for that
+#                             writer only): eligible, ineligible REASON,
 #                             reason REASON, first, none, overflow (fast
 #                             commits, and failed ones that fell back to
 #                             a full commit: the area was full),
 #                             background (fast commits, and a full commit
-#                             started as the area filled; none forced)
+#                             started as the area filled; none forced),
+#                             isolated N [REASON] (fast commits, at least
+#                             one that left queued inodes behind for
+#                             fsync_isolation, exactly N ineligible ones,
+#                             none failed; REASON, if given, counted)
 #   fcarea full               at the power cut the last valid fast commit
 #                             ends in the area's last block (fcdump of the
 #                             crashed image; not a full area: the case
@@ -211,6 +220,22 @@ cr_mount() {
 		"$2" "$CR_MNT" 2>>"$cr_dir/log"
 }
 
+# cr_writer_opts: the writer's own mount options: the plan's (writeropt)
+# and the case's (isolate), for an ext4fc writer; a stock writer has none
+# of them, and the case's log says so.
+cr_writer_opts() {
+	_o=${CR_WRITER_OPTS:-}
+	if grep -q '^isolate$' "$cr_wl"; then
+		_o=${_o:+$_o,}fsync_isolation
+	fi
+	[ -n "$_o" ] || return 0
+	if [ "$cr_fs_writer" != ext4fc ]; then
+		cr_log "writer options $_o: the writer is $cr_fs_writer, which has none of them: not set"
+		return 0
+	fi
+	echo "$_o"
+}
+
 cr_umount() {
 	cd / || return 1
 	umount "$CR_MNT" 2>>"$cr_dir/log"
@@ -320,7 +345,7 @@ cr_step() {
 	_verb=$1
 	shift
 	case $_verb in
-	\#* | bs | fc | = | fcsize | mkfs | mount | methods | fcarea | replay-error | recover | fcdelay | fcfullat) return 0 ;;
+	\#* | bs | fc | fc.* | = | fcsize | mkfs | mount | methods | fcarea | replay-error | recover | fcdelay | fcfullat | isolate) return 0 ;;
 	thread | join)
 		echo "'$_verb' outside a threaded part (after the setup's sync only)"
 		return 2
@@ -488,7 +513,7 @@ cr_setup_batch() {
 	awk '
 	$1 == "sync" { found = 1; exit }
 	$1 == "bs" || $1 ~ /^#/ || $1 == "=" || NF == 0 { next }
-	$1 == "fcsize" || $1 == "mkfs" || $1 == "mount" || $1 == "methods" || $1 == "fcarea" || $1 == "replay-error" || $1 == "fcdelay" || $1 == "fcfullat" { next }
+	$1 == "fcsize" || $1 == "mkfs" || $1 == "mount" || $1 == "methods" || $1 == "fcarea" || $1 == "replay-error" || $1 == "fcdelay" || $1 == "fcfullat" || $1 == "isolate" { next }
 	$1 == "mkdir" || $1 == "creat" || $1 == "link" || $1 == "chmod" || $1 == "chown" { print; next }
 	$1 == "symlink" || $1 == "mknod" || $1 == "tmpfile" || $1 == "fill" { print; next }
 	$1 == "write" { $1 = "pwrite"; print; next }
@@ -655,9 +680,9 @@ cr_check_one() {
 # cr_fc_expect: the fc_info outcome the workload's "fc" lines ask for.
 cr_fc_expect() {
 	[ -s "$cr_dir/fc_info.before" ] || return 0
-	_msg=$(awk -F'\t' '
-	FILENAME == ARGV[1] { split($0, w, " "); if (w[1] == "fc") { n++; want[n] = substr($0, index($0, "fc ") + 3) }; next }
-	function key(w) { return w[2] == "commits" || w[2] == "ineligible" || w[2] == "failed" || w[2] == "area" || w[2] == "background" }
+	_msg=$(awk -F'\t' -v writer="$cr_fs_writer" '
+	FILENAME == ARGV[1] { split($0, w, " "); if (w[1] == "fc" || w[1] == "fc." writer) { n++; want[n] = $0; sub(/^fc(\.[a-z0-9]+)? +/, "", want[n]) }; next }
+	function key(w) { return w[2] == "commits" || w[2] == "ineligible" || w[2] == "failed" || w[2] == "area" || w[2] == "background" || w[2] == "isolated" }
 	FILENAME == ARGV[2] { split($0, w, " "); if (key(w)) b[w[2]] = w[1]; else if ($1 ~ /^"/) b[$1] = $2; next }
 	{ split($0, w, " "); if (key(w)) a[w[2]] = w[1]; else if ($1 ~ /^"/) a[$1] = $2 }
 	END {
@@ -665,10 +690,11 @@ cr_fc_expect() {
 		df = a["failed"] - b["failed"]
 		# stock ext4 has no such lines: 0
 		dfull = a["area"] - b["area"]; dbg = a["background"] - b["background"]
+		diso = a["isolated"] - b["isolated"]
 		for (r in a)
 			if (r ~ /^"/ && a[r] != b[r])
 				reasons = reasons sprintf(" %s+%d", r, a[r] - b[r])
-		got = sprintf("commits +%d, ineligible +%d (failed +%d, area full +%d), background full commits +%d, reasons%s", dc, di, df, dfull, dbg, reasons ? reasons : " none")
+		got = sprintf("commits +%d, ineligible +%d (failed +%d, area full +%d), background full commits +%d, isolated +%d, reasons%s", dc, di, df, dfull, dbg, diso, reasons ? reasons : " none")
 		for (i = 1; i <= n; i++) {
 			split(want[i], w, " ")
 			what = w[1]
@@ -695,6 +721,11 @@ cr_fc_expect() {
 			} else if (what == "background") {
 				if (dc < 1 || di != 0 || dfull != 0 || dbg < 1 || reasons != "")
 					bad = bad "want fast commits, a full commit started in the background as the area filled, none forced by a full area, nothing ineligible; "
+			} else if (what == "isolated") {
+				# "isolated N [REASON]"
+				ni = w[2]; sub(/^[0-9]+ */, "", reason); key = "\"" reason "\":"
+				if (dc < 1 || diso < 1 || di != ni || df != 0 || (reason != "" && a[key] - b[key] < 1))
+					bad = bad "want fast commits, one at least isolated (queued inodes left behind), " ni " ineligible, none failed" (reason != "" ? ", reason \"" reason "\" counted" : "") "; "
 			} else
 				bad = bad "unknown fc expectation " what "; "
 		}
@@ -862,7 +893,7 @@ cr_case() {
 			{ cr_result fail "dm-flakey table"; return; }
 		;;
 	esac
-	if ! cr_mount "$cr_fs_writer" "$cr_dev"; then
+	if ! cr_mount "$cr_fs_writer" "$cr_dev" "$(cr_writer_opts)"; then
 		cr_result fail "mount -t $cr_fs_writer failed$(cr_kernel_said)"
 		return
 	fi
@@ -1261,7 +1292,7 @@ cr_run_threads() {
 		$1 == "thread" { t = $2; next }
 		$1 == "join" { t = ""; next }
 		t != "" { print > (d "/steps.t" t); next }
-		NF && $1 != "fc" && $1 != "fcarea" && $1 != "fcdelay" && $1 != "fcfullat" && $1 !~ /^#/ { print > (d "/steps.stray") }' "$1"
+		NF && $1 != "fc" && $1 !~ /^fc\./ && $1 != "fcarea" && $1 != "fcdelay" && $1 != "fcfullat" && $1 != "isolate" && $1 !~ /^#/ { print > (d "/steps.stray") }' "$1"
 	if [ -s "$cr_dir/steps.stray" ]; then
 		cr_why="a step outside the threads of a threaded workload: $(head -n 1 "$cr_dir/steps.stray")"
 		return 1

@@ -169,6 +169,11 @@ crash_run() {
 	local plan=$1 out=$RESULTS/guest rc=0 plan2 id method writer replayer verdict msg why
 	rm -rf "$out" "$out.data.img" "$out"2 "$out"2.data.img
 	crash_known_lint
+	if [[ -n ${CRASH_WRITER_OPTS:-} ]]; then
+		# every case's ext4fc writer mounts with these too
+		sed -i "1i writeropt $CRASH_WRITER_OPTS" "$plan"
+		echo "crash: ext4fc writers mount with $CRASH_WRITER_OPTS (CRASH_WRITER_OPTS)"
+	fi
 	crash_boot "$out" "$plan" || rc=$?
 	cp "$out/console.log" "$RESULTS/console.log" 2>/dev/null || true
 	case $rc in
