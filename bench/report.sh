@@ -8,8 +8,9 @@
 # per-fsync figures come: device KiB written, journal KiB (full-commit
 # blocks + fast-commit blocks), flushes and write I/Os per fsync, fsyncs
 # per full commit.  Ratios: ext4fc+fc against ext4+fc (stock, our anchor)
-# and against ext4fc-nofc (what fast commits gain).  DIR/settings.txt,
-# when there, heads the table.
+# and against ext4fc-nofc (what fast commits gain); the peers (ext4fc+iso:
+# ext4fc with fsync_isolation; XFS, btrfs) in tables of their own.
+# DIR/settings.txt, when there, heads the table.
 set -euo pipefail
 
 prog=bench/report.sh
@@ -71,9 +72,10 @@ NR == 1 { next }
 	} else if ($22 ~ /=/) {
 		split($22, kv, "="); xname[cell] = kv[1]; xs[k] += kv[2]; nx[k]++
 	}
-	# ext4fc+fc: its fc_info after the run (guest/log/N.fc_info; a fresh
-	# mount per run, so the counts are those of the run)
-	if ($5 == "ext4fc+fc") {
+	# ext4fc+fc and ext4fc+iso: their fc_info after the run
+	# (guest/log/N.fc_info; a fresh mount per run, so the counts are
+	# those of the run)
+	if ($5 == "ext4fc+fc" || $5 == "ext4fc+iso") {
 		f = logs "/" $1 ".fc_info"
 		while ((getline line <f) > 0) {
 			split(line, w, " ")
@@ -81,6 +83,7 @@ NR == 1 { next }
 			else if (w[2] == "area" && w[3] == "full") { afull[k] += w[1]; nafull[k]++ }
 			else if (w[2] == "background") bgc[k] += w[1]
 			else if (w[2] == "fsyncs" && w[3] == "answered") ans[k] += w[1]
+			else if (w[2] == "isolated") iso[k] += w[1]
 		}
 		close(f)
 	}
@@ -88,9 +91,11 @@ NR == 1 { next }
 END {
 	nc = split("ext4fc+fc ext4fc-nofc ext4+fc ext4-nofc", C, " ")
 	# the peers: in a table of their own, results.csv and interfere
-	np = split("xfs btrfs", P, " ")
-	ncp = split("ext4fc+fc ext4fc-nofc ext4+fc ext4-nofc xfs btrfs", CP, " ")
-	split("ext4fc+fc ext4+fc ext4-nofc xfs btrfs", PC, " ")
+	np = split("ext4fc+iso xfs btrfs", P, " ")
+	ncp = split("ext4fc+fc ext4fc+iso ext4fc-nofc ext4+fc ext4-nofc xfs btrfs", CP, " ")
+	npc = split("ext4fc+fc ext4fc+iso ext4+fc ext4-nofc xfs btrfs", PC, " ")
+	# the configurations with fast-commit counters
+	nfcc = split("ext4fc+fc ext4fc+iso", FCC, " ")
 	A = "ext4fc+fc"; B = "ext4fc-nofc"; S = "ext4+fc"
 	for (k in n)
 		m[k] = mean(st[k], n[k])
@@ -162,21 +167,26 @@ END {
 		if (!any)
 			continue
 		if (!hdr++)
-			section("The peers: XFS and btrfs",
-				"The same workload on the same device in the same boot, on XFS and btrfs (mkfs defaults, no discard; btrfs logs fsyncs in its log tree, its fast-commit analogue).  Throughput in the workload\047s unit, mean of the runs, and fsync p99 in us where the workload measures it.  Ratios of the throughput.",
-				"| device | workload | unit | ext4fc+fc | ext4+fc | ext4-nofc | xfs | btrfs | ext4fc+fc / xfs | ext4fc+fc / btrfs |",
-				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|")
+			section("The peers: ext4fc with fsync_isolation, XFS and btrfs",
+				"The same workload on the same device in the same boot: ext4fc mounted with fsync_isolation (ext4fc+iso: an fsync commits its file and what that depends on), XFS and btrfs (mkfs defaults, no discard; btrfs logs fsyncs in its log tree, its fast-commit analogue).  Throughput in the workload\047s unit, mean of the runs, and fsync p99 in us where the workload measures it.  Ratios of the throughput.",
+				"| device | workload | unit | ext4fc+fc | ext4fc+iso | ext4+fc | ext4-nofc | xfs | btrfs | ext4fc+iso / ext4+fc | ext4fc+fc / xfs | ext4fc+fc / btrfs | ext4fc+iso / xfs | ext4fc+iso / btrfs |",
+				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 		split(cells[i], dw, SUBSEP)
 		line = "| " dw[1] " | " dw[2] " | " unit[cells[i]]
-		for (j = 1; j <= 5; j++) {
+		for (j = 1; j <= npc; j++) {
 			k = cells[i] SUBSEP PC[j]
 			if (!n[k]) { line = line " | -"; continue }
 			line = line " | " fmt1(m[k]) (q99[k] != "" ? sprintf(" (p99 %.0f)", q99[k]) : "")
 		}
-		ka = cells[i] SUBSEP A
-		for (j = 1; j <= np; j++) {
-			kp = cells[i] SUBSEP P[j]
-			line = line " | " rcell(ka, kp, ratio(m[ka], n[kp] ? m[kp] : ""))
+		ki = cells[i] SUBSEP "ext4fc+iso"
+		ks = cells[i] SUBSEP S
+		line = line " | " rcell(ki, ks, ratio(n[ki] ? m[ki] : "", m[ks]))
+		for (a = 1; a <= nfcc; a++) {
+			ka = cells[i] SUBSEP FCC[a]
+			for (j = 2; j <= np; j++) {
+				kp = cells[i] SUBSEP P[j]
+				line = line " | " rcell(ka, kp, ratio(n[ka] ? m[ka] : "", n[kp] ? m[kp] : ""))
+			}
 		}
 		print line " |" >out_md
 	}
@@ -211,9 +221,9 @@ END {
 			continue
 		if (!hdr++)
 			section("The threads that do not fsync (interfere)",
-				"Three threads at once: appends + fsync, a buffered 4 KiB writer that never fsyncs, create + 100 B + close.  The writer: write() latency in microseconds, p99 / p99.9 / max (means of the per-run values); creates per run.  Ratios of the writer p99.9.",
-				"| device | workload | config | write p99 | write p99.9 | write max | creates | p99.9 / ext4+fc | p99.9 / ext4-nofc |",
-				"|---|---|---|--:|--:|--:|--:|--:|--:|")
+				"Three threads at once: appends + fsync, a buffered 4 KiB writer that never fsyncs, create + 100 B + close.  The writer: write() latency in microseconds, p99 / p99.9 / max (means of the per-run values); creates per run; the fsync thread\047s fsync p50 in microseconds.  Ratios of the writer p99.9, and of the fsync p50 to stock\047s.",
+				"| device | workload | config | write p99 | write p99.9 | write max | creates | fsync p50 | p99.9 / ext4+fc | p99.9 / ext4-nofc | fsync p50 / ext4+fc |",
+				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")
 		split(cells[i], dw, SUBSEP)
 		ks = cells[i] SUBSEP S
 		kn = cells[i] SUBSEP "ext4-nofc"
@@ -222,11 +232,13 @@ END {
 			if (!nw[k])
 				continue
 			w999 = wl[k, "write_p999_us"] / nw[k]
-			printf "| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s |\n",
+			printf "| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s |\n",
 				dw[1], dw[2], CP[j], wl[k, "write_p99_us"] / nw[k], w999,
 				wl[k, "write_max_us"] / nw[k], wl[k, "creates"] / nw[k],
+				q50[k] == "" ? "-" : sprintf("%.0f", q50[k]),
 				nw[ks] ? ratio(w999, wl[ks, "write_p999_us"] / nw[ks]) : "-",
-				nw[kn] ? ratio(w999, wl[kn, "write_p999_us"] / nw[kn]) : "-" >out_md
+				nw[kn] ? ratio(w999, wl[kn, "write_p999_us"] / nw[kn]) : "-",
+				ratio(q50[k], q50[ks]) == "" ? "-" : ratio(q50[k], q50[ks]) >out_md
 		}
 	}
 
@@ -253,21 +265,23 @@ END {
 
 	hdr = 0
 	for (i = 1; i <= ncells; i++) {
-		k = cells[i] SUBSEP A
-		if (!n[k])
-			continue
-		if (!hdr++)
-			section("The fast-commit area and group commit (ext4fc+fc)",
-				"From fc_info after each run.  Fsyncs a fast commit answered (its own, and those that waited for it and found their changes in it) per fast commit; fsyncs that fell back to a full commit because the area was full, per 10,000 fsyncs; full commits started in the background as the area filled (fc_full_commit_at), per run.  \"-\": that fc_info has no such lines (modules older than them).",
-				"| device | workload | fsyncs | fast commits | fsyncs / fast commit | area full / 10,000 fsyncs | background full commits |",
-				"|---|---|--:|--:|--:|--:|--:|")
-		split(cells[i], dw, SUBSEP)
-		new = nafull[k] == n[k]
-		printf "| %s | %s | %.0f | %.0f | %s | %s | %s |\n", dw[1], dw[2],
-			fs[k] / n[k], fcc[k] / n[k],
-			new && fcc[k] ? sprintf("%.2f", ans[k] / fcc[k]) : "-",
-			new && fs[k] ? sprintf("%.1f", afull[k] * 10000 / fs[k]) : "-",
-			new ? sprintf("%.1f", bgc[k] / n[k]) : "-" >out_md
+		for (a = 1; a <= nfcc; a++) {
+			k = cells[i] SUBSEP FCC[a]
+			if (!n[k])
+				continue
+			if (!hdr++)
+				section("The fast-commit area and group commit (ext4fc)",
+					"From fc_info after each run.  Fsyncs a fast commit answered (its own, and those that waited for it and found their changes in it) per fast commit; fsyncs that fell back to a full commit because the area was full, per 10,000 fsyncs; full commits started in the background as the area filled (fc_full_commit_at), per run; fast commits that left queued inodes behind (fsync_isolation), per run.  \"-\": that fc_info has no such lines (modules older than them).",
+					"| device | workload | config | fsyncs | fast commits | fsyncs / fast commit | area full / 10,000 fsyncs | background full commits | isolated fast commits |",
+					"|---|---|---|--:|--:|--:|--:|--:|--:|")
+			split(cells[i], dw, SUBSEP)
+			new = nafull[k] == n[k]
+			printf "| %s | %s | %s | %.0f | %.0f | %s | %s | %s | %.1f |\n", dw[1], dw[2],
+				FCC[a], fs[k] / n[k], fcc[k] / n[k],
+				new && fcc[k] ? sprintf("%.2f", ans[k] / fcc[k]) : "-",
+				new && fs[k] ? sprintf("%.1f", afull[k] * 10000 / fs[k]) : "-",
+				new ? sprintf("%.1f", bgc[k] / n[k]) : "-", iso[k] / n[k] >out_md
+		}
 	}
 
 	# plot.dat: label, throughput / ext4+fc for each config, then

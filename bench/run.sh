@@ -27,9 +27,11 @@ four configurations on identical fresh file systems:
   ext4-nofc     stock ext4.ko, mkfs -O ^fast_commit
 The configurations of one workload run back to back, repetition 1, 2, 3,
 4 in the orders ABCD, DCBA, BADC, CDAB (then again), so drift favours none
-of them.  The peers (XFS, btrfs) follow them on the fsync-heavy
-small-file workloads (fsmark-1t, fsmark-8t, varmail, interfere),
-alternating their order from one repetition to the next.
+of them.  The peers follow them on the fsync-heavy small-file workloads
+(fsmark-1t, fsmark-8t, varmail, interfere), alternating their order from
+one repetition to the next:
+  ext4fc+iso    ext4fc.ko, mkfs -O fast_commit, mount -o fsync_isolation
+  xfs, btrfs    mkfs.xfs, mkfs.btrfs (defaults)
 
 Options:
   --profile P     smoke (seconds, for make check), quick (make bench, the
@@ -44,8 +46,8 @@ Options:
                   fsmark-1t,fsmark-4t,fsmark-8t,dbench-2,dbench-10,
                   varmail,fsynclat,fsynclat+writer,interfere
   --peers L       comma-separated peers for the fsync-heavy small-file
-                  workloads: xfs,btrfs (default for quick and full) or
-                  none (default for smoke)
+                  workloads: ext4fc+iso,xfs,btrfs (default for quick and
+                  full), a subset, or none (default for smoke)
   --size SIZE     size of each test disk (default 1G)
   -t SECONDS      limit for the boot (default: from the profile)
   --keep-images   keep the disk images in OUTDIR/images
@@ -137,15 +139,15 @@ esac
 reps=${reps:-$def_reps}
 tmo=${tmo:-$def_tmo}
 if [[ -z $peers ]]; then
-	if [[ $profile == smoke ]]; then peers=none; else peers=xfs,btrfs; fi
+	if [[ $profile == smoke ]]; then peers=none; else peers=ext4fc+iso,xfs,btrfs; fi
 fi
-# The peers and the Debian package of their mkfs.
-declare -A peer_pkg=([xfs]=xfsprogs [btrfs]=btrfs-progs)
+# The peers and the Debian package of their mkfs ("-": none of its own).
+declare -A peer_pkg=([ext4fc+iso]=- [xfs]=xfsprogs [btrfs]=btrfs-progs)
 sel_peers=()
 if [[ $peers != none ]]; then
 	IFS=, read -r -a sel_peers <<<"$peers"
 	for p in "${sel_peers[@]}"; do
-		[[ -n ${peer_pkg[$p]:-} ]] || die "--peers: unknown peer '$p' (xfs, btrfs, or none)"
+		[[ -n ${peer_pkg[$p]:-} ]] || die "--peers: unknown peer '$p' (ext4fc+iso, xfs, btrfs, or none)"
 	done
 fi
 # The workloads the peers run: fsync-heavy, small files.
@@ -186,7 +188,10 @@ command -v fs_mark >/dev/null 2>&1 || missing+=("fs_mark (package fsmark)")
 command -v dbench >/dev/null 2>&1 || missing+=("dbench (package dbench)")
 ((!need_dbench)) || [[ -r /usr/share/dbench/client.txt ]] ||
 	missing+=("/usr/share/dbench/client.txt (package dbench)")
+mkfs_peers=()
 for p in "${sel_peers[@]}"; do
+	[[ ${peer_pkg[$p]} != - ]] || continue
+	mkfs_peers+=("mkfs.$p")
 	command -v "mkfs.$p" >/dev/null 2>&1 ||
 		missing+=("mkfs.$p (package ${peer_pkg[$p]}; or --peers none)")
 done
@@ -196,7 +201,7 @@ initramfs=$top/build/initramfs.cpio.gz
 [[ -r $initramfs ]] || die "$initramfs not found: run 'make'"
 # listed once: grep -q in the pipe would make zcat die of SIGPIPE (pipefail)
 listing=$(zcat "$initramfs" | cpio -it --quiet 2>/dev/null)
-for b in fs_mark dbench varmail fsynclat interfere "${sel_peers[@]/#/mkfs.}"; do
+for b in fs_mark dbench varmail fsynclat interfere "${mkfs_peers[@]}"; do
 	grep -q "/$b\$" <<<"$listing" ||
 		die "$b is not in build/initramfs.cpio.gz: run 'make' (after 'make deps')"
 done

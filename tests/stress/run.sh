@@ -12,7 +12,9 @@
 # replays journal and fast commits), unmounted and e2fsck -fn'd: the
 # method of fstests' generic/482 (tests/stress/stress.guest has the
 # details).  Mixes: fsync (fsync and fdatasync frequent, no sync) and
-# default (fsstress' write mix); "both" (the default) runs each.  B runs
+# default (fsstress' write mix); "both" (the default) runs each.  --fs
+# also takes ext4fc+iso: ext4fc written with the mount option
+# fsync_isolation, replayed by ext4fc; it counts as ours.  B runs
 # share a QEMU boot (default 4); file systems alternate within a seed so
 # both see the same machine.
 #
@@ -30,7 +32,7 @@ out=$top/build/results/stress
 seeds=20 start=1 mix=both fslist="ext4fc ext4" procs=4 ops=300 batch=4 size=256
 
 usage() {
-	sed -n '2,27s/^# \{0,1\}//p' "$0"
+	sed -n '2,29s/^# \{0,1\}//p' "$0"
 	exit "${1:-2}"
 }
 
@@ -59,7 +61,7 @@ fsync | default) mixes=("$mix") ;;
 esac
 read -ra fss <<<"$fslist"
 for f in "${fss[@]}"; do
-	[[ $f == ext4fc || $f == ext4 ]] || { echo "run.sh: --fs takes ext4fc and/or ext4, not '$f'" >&2; exit 2; }
+	[[ $f == ext4fc || $f == ext4fc+iso || $f == ext4 ]] || { echo "run.sh: --fs takes ext4fc, ext4fc+iso and/or ext4, not '$f'" >&2; exit 2; }
 done
 ((${#fss[@]})) || { echo "run.sh: --fs is empty" >&2; exit 2; }
 for b in fsstress replay-log; do
@@ -143,7 +145,7 @@ if [[ -d $out/fail ]] && compgen -G "$out/fail/*.txt" >/dev/null; then
 	done | sort -V
 	echo "  (files: ${out#"$top"/}/fail/; one again: make stress FS=FS MIX=MIX START=SEED SEEDS=1)"
 fi
-ours=$(awk -F'\t' '$1 == "ext4fc" { n += $7 + $8 } END { print n + 0 }' "$out/runs.tsv")
+ours=$(awk -F'\t' '$1 ~ /^ext4fc/ { n += $7 + $8 } END { print n + 0 }' "$out/runs.tsv")
 notok=$(awk -F'\t' '$13 != "ok"' "$out/runs.tsv" | wc -l)
 ((notok)) && echo "stress: $notok run(s) did not finish cleanly (last column of runs.tsv)"
 if ((ours || bad_boots || notok)); then
