@@ -76,7 +76,11 @@
  *   calls ext4_fc_mark_inode_ineligible(): with fsync_isolation the inode
  *   alone is flagged (EXT4_STATE_FC_INELIGIBLE and the tid) and only a
  *   commit that would log it falls back; an inode that leaves memory
- *   flagged passes the flag on to the superblock.
+ *   flagged passes the flag on to the superblock.  An xattr set or
+ *   removed in the inode's own xattr space is not ineligible at all: the
+ *   inode's record then carries the whole on-disk inode, xattrs included
+ *   (ext4_fc_track_xattr()); only one that touches an xattr block or an
+ *   EA inode is.
  *
  * The commit (ext4_fc_commit(), from fsync)
  *
@@ -290,6 +294,7 @@ void ext4_fc_init_inode(struct inode *inode)
 	ext4_clear_inode_state(inode, EXT4_STATE_FC_COMMITTING);
 	ext4_clear_inode_state(inode, EXT4_STATE_FC_INELIGIBLE);
 	ext4_clear_inode_state(inode, EXT4_STATE_FC_FSYNC);
+	ext4_clear_inode_state(inode, EXT4_STATE_FC_XATTR);
 	ei->i_fc_ineligible_tid = 0;
 	ei->i_fc_snap = 0;
 	fc_forget_range(ei);
@@ -433,6 +438,30 @@ void ext4_fc_mark_inode_ineligible(struct inode *inode, int reason,
 		ei->i_fc_ineligible_tid = tid;
 	ext4_set_inode_state(inode, EXT4_STATE_FC_INELIGIBLE);
 	sbi->s_fc_stats.fc_ineligible_reason_count[reason]++;
+	spin_unlock(&sbi->s_fc_lock);
+}
+
+/*
+ * An xattr of @inode was set or removed in @handle.  A change that stayed
+ * in the inode's own xattr space (@in_inode) is carried by the inode's
+ * record, which from now on holds the whole on-disk inode (stock replay
+ * copies a record's full length too); one that touched an xattr block or
+ * an EA inode (or failed half-way) is ineligible for @inode.
+ */
+void ext4_fc_track_xattr(handle_t *handle, struct inode *inode, bool in_inode)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(inode->i_sb);
+
+	if (fc_off(inode->i_sb))
+		return;
+	if (!in_inode) {
+		ext4_fc_mark_inode_ineligible(inode, EXT4_FC_REASON_XATTR,
+					      handle);
+		return;
+	}
+	ext4_set_inode_state(inode, EXT4_STATE_FC_XATTR);
+	spin_lock(&sbi->s_fc_lock);
+	sbi->s_fc_stats.fc_xattr_in_inode++;
 	spin_unlock(&sbi->s_fc_lock);
 }
 
@@ -823,7 +852,8 @@ static int fc_log_name(struct fc_writer *w, struct ext4fc_dentry *fd)
 
 /*
  * INODE: the raw inode as it is in the inode table buffer: the 128-byte
- * base plus i_extra_isize, or the whole inode when its data is inline.
+ * base plus i_extra_isize, or the whole inode when its data is inline or
+ * its in-inode xattrs changed (EXT4_STATE_FC_XATTR).
  */
 static int fc_log_inode(struct fc_writer *w, struct inode *inode)
 {
@@ -833,7 +863,8 @@ static int fc_log_inode(struct fc_writer *w, struct inode *inode)
 	int len, err;
 	u8 *pos;
 
-	if (ext4_test_inode_flag(inode, EXT4_INODE_INLINE_DATA))
+	if (ext4_test_inode_flag(inode, EXT4_INODE_INLINE_DATA) ||
+	    ext4_test_inode_state(inode, EXT4_STATE_FC_XATTR))
 		len = isize;
 	else if (isize > EXT4_GOOD_OLD_INODE_SIZE)
 		len = EXT4_GOOD_OLD_INODE_SIZE + EXT4_I(inode)->i_extra_isize;
@@ -1587,6 +1618,8 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "%lu fsyncs answered by fast commits\n", st->fc_fsyncs);
 	seq_printf(seq, "%lu.%02lu fsyncs per fast commit\n",
 		   per100 / 100, per100 % 100);
+	seq_printf(seq, "%lu in-inode xattr changes logged\n",
+		   st->fc_xattr_in_inode);
 	seq_printf(seq, "%lu isolated fast commits\n", st->fc_isolated);
 	seq_printf(seq, "%lu inodes left queued by them\n",
 		   st->fc_left_queued);

@@ -139,6 +139,7 @@ struct ext4_fc_stats {
 	unsigned long fc_numblks;		/* fc blocks written */
 	unsigned long fc_isolated;		/* fast commits that left some behind */
 	unsigned long fc_left_queued;		/* inodes they left queued */
+	unsigned long fc_xattr_in_inode;	/* xattr changes logged, inode */
 	u64 s_fc_avg_commit_time;		/* ns, weighted 3:1 to the past */
 	u64 fc_held_off_ns;			/* updates locked by fast commits */
 	u64 fc_held_off_max_ns;			/* the longest of those */
