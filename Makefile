@@ -308,7 +308,8 @@ crash-long: all
 # Crash consistency under concurrent stress (tests/stress/run.sh): fstests'
 # fsstress on dm-log-writes, the log replayed to every FUA write, each
 # point mounted and e2fsck'd; ext4fc beside stock ext4 in the same boots.
-# SEEDS (20 here) START MIX=fsync|default|both FS="ext4fc ext4"; more
+# SEEDS (20 here) START MIX=fsync|default|both FS="ext4fc ext4" (also
+# ext4fc+iso: written with fsync_isolation); more
 # options in STRESS_ARGS (tests/stress/run.sh --help).
 MIX ?= both
 FS ?= ext4fc ext4
