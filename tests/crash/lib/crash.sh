@@ -117,6 +117,12 @@
 # writer, replayer, verdict, message) and, for a failed case, its files in
 # $OUT/cases/ID/ (workload, manifest, after, diff, fc_info, log).
 
+# The lines of a workload that say something about the case, not a step
+# to run (see the top): every reader of a workload skips them.  In awk:
+# caseline(word) after "$CR_AWK_CASELINE", with -v cw="$CR_CASE_WORDS".
+CR_CASE_WORDS="bs fc fcsize mkfs mount methods fcarea replay-error recover fcdelay fcfullat isolate"
+CR_AWK_CASELINE='function caseline(v) { return v ~ /^#/ || v == "=" || v ~ /^fc\./ || index(" " cw " ", " " v " ") > 0 }'
+
 CR_REGION_SECTORS=65536		# 32 MiB per file system
 CR_MNT=/mnt/cr
 CR_DATA=/dev/vda		# regions of CR_REGION_SECTORS, region 0 unused
@@ -337,6 +343,13 @@ cr_many_burst() {
 	[ "$_i" = "$2" ] || { echo "fsop burst $1 $2: $_i state line(s)"; return 1; }
 }
 
+# cr_case_word WORD: is WORD a case-level line's (CR_CASE_WORDS)?
+cr_case_word() {
+	case $1 in \#* | = | fc.*) return 0 ;; esac
+	case " $CR_CASE_WORDS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # cr_step LINE: run one workload step in $CR_MNT (the cwd).
 cr_step() {
 	# shellcheck disable=SC2086 # the step's words
@@ -344,8 +357,8 @@ cr_step() {
 	[ $# -gt 0 ] || return 0
 	_verb=$1
 	shift
+	cr_case_word "$_verb" && return 0
 	case $_verb in
-	\#* | bs | fc | fc.* | = | fcsize | mkfs | mount | methods | fcarea | replay-error | recover | fcdelay | fcfullat | isolate) return 0 ;;
 	thread | join)
 		echo "'$_verb' outside a threaded part (after the setup's sync only)"
 		return 2
@@ -510,10 +523,9 @@ cr_knob() {
 # cr_setup_batch WORKLOAD: the steps before "sync" as fsop batch lines;
 # 1 if there is no sync, or a setup step fsop cannot do.
 cr_setup_batch() {
-	awk '
+	awk -v cw="$CR_CASE_WORDS" "$CR_AWK_CASELINE"'
 	$1 == "sync" { found = 1; exit }
-	$1 == "bs" || $1 ~ /^#/ || $1 == "=" || NF == 0 { next }
-	$1 == "fcsize" || $1 == "mkfs" || $1 == "mount" || $1 == "methods" || $1 == "fcarea" || $1 == "replay-error" || $1 == "fcdelay" || $1 == "fcfullat" || $1 == "isolate" { next }
+	NF == 0 || caseline($1) { next }
 	$1 == "mkdir" || $1 == "creat" || $1 == "link" || $1 == "chmod" || $1 == "chown" { print; next }
 	$1 == "symlink" || $1 == "mknod" || $1 == "tmpfile" || $1 == "fill" { print; next }
 	$1 == "write" { $1 = "pwrite"; print; next }
@@ -1288,11 +1300,11 @@ cr_run_steps() {
 cr_run_threads() {
 	cr_threads=$(awk '$1 == "thread" { print $2 }' "$1" | sort -un | tr '\n' ' ')
 	rm -f "$cr_dir"/steps.t* "$cr_dir"/status.t* "$cr_dir"/k.t* "$cr_dir"/log.t* "$cr_dir/steps.stray"
-	awk -v d="$cr_dir" '
+	awk -v d="$cr_dir" -v cw="$CR_CASE_WORDS" "$CR_AWK_CASELINE"'
 		$1 == "thread" { t = $2; next }
 		$1 == "join" { t = ""; next }
 		t != "" { print > (d "/steps.t" t); next }
-		NF && $1 != "fc" && $1 !~ /^fc\./ && $1 != "fcarea" && $1 != "fcdelay" && $1 != "fcfullat" && $1 != "isolate" && $1 !~ /^#/ { print > (d "/steps.stray") }' "$1"
+		NF && !caseline($1) { print > (d "/steps.stray") }' "$1"
 	if [ -s "$cr_dir/steps.stray" ]; then
 		cr_why="a step outside the threads of a threaded workload: $(head -n 1 "$cr_dir/steps.stray")"
 		return 1
