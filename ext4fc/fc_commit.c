@@ -80,7 +80,14 @@
  *   removed in the inode's own xattr space is not ineligible at all: the
  *   inode's record then carries the whole on-disk inode, xattrs included
  *   (ext4_fc_track_xattr()); only one that touches an xattr block or an
- *   EA inode is.
+ *   EA inode is.  Three operations stock ext4 calls ineligible are
+ *   expressed in its records too, so stock replay applies them: a
+ *   RENAME_EXCHANGE as links and unlinks that never leave an inode
+ *   nameless (ext4_fc_track_exchange()), a rename of a directory within
+ *   its parent as a LINK and an UNLINK, and a collapse or insert range as
+ *   the range records of everything it moved (ext4_fc_track_shift(),
+ *   up to FC_SHIFT_MAX_RUNS extents).  A directory that changes parent
+ *   would need a new "..", which no record says: ineligible.
  *
  * The commit (ext4_fc_commit(), from fsync)
  *
@@ -135,8 +142,9 @@
  * fc_info (/proc/fs/ext4fc/DEV/fc_info) counts the outcomes, the reasons,
  * the blocks written, the fsyncs the fast commits answered, the full
  * commits the area made (synchronous ones it forced, background ones
- * started early), the isolated commits and the inodes they left queued,
- * and a commit latency histogram.
+ * started early), the in-inode xattr changes and range shifts logged,
+ * the isolated commits and the inodes they left queued, and a commit
+ * latency histogram.
  */
 
 #include "ext4.h"
@@ -161,6 +169,12 @@ struct ext4fc_dentry {
 };
 
 static struct kmem_cache *ext4fc_dentry_cache;
+
+/* The spare name an exchange lends its first inode: the prefix, then ino. */
+#define FC_SPARE_NAME	".ext4fc-exchange-"
+
+/* A range shift logs one record per extent or hole it moved, at most. */
+#define FC_SHIFT_MAX_RUNS	256
 
 /*
  * For the crash suite: hold every fast commit this long between its
@@ -465,15 +479,14 @@ void ext4_fc_track_xattr(handle_t *handle, struct inode *inode, bool in_inode)
 	spin_unlock(&sbi->s_fc_lock);
 }
 
-/* Queue a name operation of @inode's, named by @dentry. */
+/* Queue a name operation: @name in @dir, which refers to @inode. */
 static int fc_track_name(handle_t *handle, struct inode *inode,
-			 struct dentry *dentry, u16 tag)
+			 struct inode *dir, const struct qstr *name, u16 tag)
 {
 	struct super_block *sb = inode->i_sb;
 	struct ext4_sb_info *sbi = EXT4_SB(sb);
 	struct ext4_inode_info *ei = EXT4_I(inode);
-	struct inode *dir = d_inode(dentry->d_parent);
-	unsigned int len = dentry->d_name.len;
+	unsigned int len = name->len;
 	struct ext4fc_dentry *fd;
 
 	if (fc_off(sb))
@@ -495,7 +508,7 @@ static int fc_track_name(handle_t *handle, struct inode *inode,
 			goto nomem;
 		}
 	}
-	memcpy(fd->fd_name, dentry->d_name.name, len);
+	memcpy(fd->fd_name, name->name, len);
 	fd->fd_len = len;
 	fd->fd_tag = tag;
 	fd->fd_dir = dir->i_ino;
@@ -524,7 +537,8 @@ nomem:
 void __ext4_fc_track_unlink(handle_t *handle, struct inode *inode,
 			    struct dentry *dentry)
 {
-	int ret = fc_track_name(handle, inode, dentry, EXT4_FC_TAG_UNLINK);
+	int ret = fc_track_name(handle, inode, d_inode(dentry->d_parent),
+				&dentry->d_name, EXT4_FC_TAG_UNLINK);
 
 	trace_ext4_fc_track_unlink(handle, inode, dentry, ret);
 }
@@ -532,7 +546,8 @@ void __ext4_fc_track_unlink(handle_t *handle, struct inode *inode,
 void __ext4_fc_track_link(handle_t *handle, struct inode *inode,
 			  struct dentry *dentry)
 {
-	int ret = fc_track_name(handle, inode, dentry, EXT4_FC_TAG_LINK);
+	int ret = fc_track_name(handle, inode, d_inode(dentry->d_parent),
+				&dentry->d_name, EXT4_FC_TAG_LINK);
 
 	trace_ext4_fc_track_link(handle, inode, dentry, ret);
 }
@@ -540,7 +555,8 @@ void __ext4_fc_track_link(handle_t *handle, struct inode *inode,
 void __ext4_fc_track_create(handle_t *handle, struct inode *inode,
 			    struct dentry *dentry)
 {
-	int ret = fc_track_name(handle, inode, dentry, EXT4_FC_TAG_CREAT);
+	int ret = fc_track_name(handle, inode, d_inode(dentry->d_parent),
+				&dentry->d_name, EXT4_FC_TAG_CREAT);
 
 	trace_ext4_fc_track_create(handle, inode, dentry, ret);
 }
@@ -574,6 +590,45 @@ void ext4_fc_track_link(handle_t *handle, struct dentry *dentry)
 void ext4_fc_track_create(handle_t *handle, struct dentry *dentry)
 {
 	__ext4_fc_track_create(handle, d_inode(dentry), dentry);
+}
+
+/*
+ * RENAME_EXCHANGE swapped the inodes of @a and @b (the dentries still
+ * show them as they were).  Replay applies names one at a time and
+ * deletes an inode whose last name goes, so the swap is logged as moves
+ * that never leave an inode nameless: @a's inode first gets a spare name
+ * beside @a, then each name is unlinked and linked to the other inode,
+ * then the spare name goes.  These are LINK and UNLINK records, which
+ * stock replay applies the same way.  A directory keeps its ".." only
+ * within its parent, and the spare name must be free: otherwise the
+ * exchange is ineligible.
+ */
+void ext4_fc_track_exchange(handle_t *handle, struct dentry *a,
+			    struct dentry *b)
+{
+	struct inode *dir_a = d_inode(a->d_parent);
+	struct inode *dir_b = d_inode(b->d_parent);
+	struct inode *x = d_inode(a), *y = d_inode(b);
+	char buf[sizeof(FC_SPARE_NAME) + 10];
+	struct qstr spare = QSTR_INIT(buf, 0);
+
+	if (fc_off(x->i_sb))
+		return;
+	spare.len = snprintf(buf, sizeof(buf), FC_SPARE_NAME "%lu",
+			     x->i_ino);
+	if ((dir_a != dir_b && (S_ISDIR(x->i_mode) || S_ISDIR(y->i_mode))) ||
+	    ext4_fc_name_ino(dir_a, &spare) != 0) {
+		ext4_fc_mark_ineligible(x->i_sb, EXT4_FC_REASON_CROSS_RENAME,
+					handle);
+		return;
+	}
+	if (fc_track_name(handle, x, dir_a, &spare, EXT4_FC_TAG_LINK) ||
+	    fc_track_name(handle, x, dir_a, &a->d_name, EXT4_FC_TAG_UNLINK) ||
+	    fc_track_name(handle, y, dir_a, &a->d_name, EXT4_FC_TAG_LINK) ||
+	    fc_track_name(handle, y, dir_b, &b->d_name, EXT4_FC_TAG_UNLINK) ||
+	    fc_track_name(handle, x, dir_b, &b->d_name, EXT4_FC_TAG_LINK))
+		return;		/* marked ineligible */
+	fc_track_name(handle, x, dir_a, &spare, EXT4_FC_TAG_UNLINK);
 }
 
 /*
@@ -647,6 +702,52 @@ void ext4_fc_track_range(handle_t *handle, struct inode *inode,
 	mutex_unlock(&ei->i_fc_lock);
 	fc_queue_inode(inode);
 	trace_ext4_fc_track_range(handle, inode, start, end, ret);
+}
+
+/*
+ * FALLOC_FL_COLLAPSE_RANGE or INSERT_RANGE moved every extent of @inode
+ * from logical block @lblk on.  The range records of [@lblk, the end]
+ * that the commit reads back from the extent map say where each one is
+ * now, and the holes (the end a collapse left, the gap an insert made)
+ * as DEL_RANGE; stock replay applies them the same way.  They are one per
+ * extent or hole, so a shift that moved more than FC_SHIFT_MAX_RUNS of
+ * them is ineligible for @inode instead.  Called with @handle still open,
+ * after the shift and i_data_sem released.
+ */
+void ext4_fc_track_shift(handle_t *handle, struct inode *inode,
+			 ext4_lblk_t lblk)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(inode->i_sb);
+	struct ext4_map_blocks map;
+	ext4_lblk_t next = lblk;
+	bool too_many = false;
+	int runs = 0, ret;
+
+	if (fc_off(inode->i_sb))
+		return;
+	while (next < EXT_MAX_BLOCKS) {
+		map.m_lblk = next;
+		map.m_len = EXT_MAX_BLOCKS - next;
+		map.m_flags = 0;
+		ret = ext4_map_blocks(NULL, inode, &map, 0);
+		if (ret < 0 || ++runs > FC_SHIFT_MAX_RUNS) {
+			too_many = true;
+			break;
+		}
+		next += max_t(unsigned int, map.m_len, 1);
+	}
+	spin_lock(&sbi->s_fc_lock);
+	if (too_many)
+		sbi->s_fc_stats.fc_shifts_too_long++;
+	else
+		sbi->s_fc_stats.fc_shifts++;
+	spin_unlock(&sbi->s_fc_lock);
+	if (too_many)
+		ext4_fc_mark_inode_ineligible(inode,
+					      EXT4_FC_REASON_FALLOC_RANGE,
+					      handle);
+	else
+		ext4_fc_track_range(handle, inode, lblk, EXT_MAX_BLOCKS - 1);
 }
 
 /*
@@ -1620,6 +1721,9 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 		   per100 / 100, per100 % 100);
 	seq_printf(seq, "%lu in-inode xattr changes logged\n",
 		   st->fc_xattr_in_inode);
+	seq_printf(seq, "%lu range shifts logged\n", st->fc_shifts);
+	seq_printf(seq, "%lu range shifts over %d extents (full commit)\n",
+		   st->fc_shifts_too_long, FC_SHIFT_MAX_RUNS);
 	seq_printf(seq, "%lu isolated fast commits\n", st->fc_isolated);
 	seq_printf(seq, "%lu inodes left queued by them\n",
 		   st->fc_left_queued);

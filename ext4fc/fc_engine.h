@@ -140,6 +140,8 @@ struct ext4_fc_stats {
 	unsigned long fc_isolated;		/* fast commits that left some behind */
 	unsigned long fc_left_queued;		/* inodes they left queued */
 	unsigned long fc_xattr_in_inode;	/* xattr changes logged, inode */
+	unsigned long fc_shifts;		/* collapse/insert range logged */
+	unsigned long fc_shifts_too_long;	/* ... too many extents: full */
 	u64 s_fc_avg_commit_time;		/* ns, weighted 3:1 to the past */
 	u64 fc_held_off_ns;			/* updates locked by fast commits */
 	u64 fc_held_off_max_ns;			/* the longest of those */
@@ -162,6 +164,7 @@ struct ext4fc_region {
 struct ext4fc_touched {
 	u32 ino;
 	int inode_commit;	/* fast commit of its last INODE record, -1 */
+	int spare_names;	/* a directory's names LINK added, not unlinked */
 };
 
 struct ext4_fc_replay_state {
@@ -191,9 +194,9 @@ void ext4_fc_init_sb(struct super_block *sb);
 int ext4fc_replay_block(journal_t *journal, struct buffer_head *bh,
 			enum passtype pass, int off, tid_t expected_tid);
 
-/* namei.c (our patch): the inode a name refers to, for replay. */
+/* namei.c (our patch): the inode a name refers to, for replay and exchange. */
 struct qstr;
-int ext4_fc_replay_name_ino(struct inode *dir, const struct qstr *name);
+int ext4_fc_name_ino(struct inode *dir, const struct qstr *name);
 
 #endif /* __KERNEL__ && !EXT4FC_FORMAT_ONLY */
 

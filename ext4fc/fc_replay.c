@@ -62,7 +62,7 @@
  * is counted afresh (data, tree blocks, an external xattr block).
  * Blocks freed along the way and mapped by nobody stay free.
  *
- * Directories get four fixes the log leaves implicit.  A created one is
+ * Directories get five fixes the log leaves implicit.  A created one is
  * given its first block only if it has none (a create made as a full
  * commit began is in that commit and logged again after it).  One that
  * gained a name is settled too: a block it took for the name was allocated
@@ -70,6 +70,9 @@
  * link to its parent (its ".."), a removed one takes it away and is itself
  * deleted.  When the parent's own INODE record was applied in the same
  * fast commit, its logged link count already says so and is left alone.
+ * A subdirectory moved within its parent (rename, exchange) is LINKed
+ * under its new name before the UNLINK of its old one: that UNLINK takes
+ * the spare name back and deletes nothing (fc_link_dir()).
  *
  * Malformed input never crashes and never writes: the scan refuses it and
  * replay stops short of it.  The replay pass parses with the same checks,
@@ -727,7 +730,7 @@ static int fc_add_name(struct inode *dir, struct inode *inode,
 	struct dentry *parent, *dentry;
 	int err;
 
-	err = ext4_fc_replay_name_ino(dir, name);
+	err = ext4_fc_name_ino(dir, name);
 	if (err)
 		return err < 0 ? err : 0;
 	ihold(dir);		/* d_obtain_alias() takes a reference */
@@ -773,15 +776,48 @@ static int fc_dir_grew(struct fc_walk *w, u32 dir_ino)
 	return fc_touch(w->rs, dir_ino) ? 1 : -ENOMEM;
 }
 
+/*
+ * A directory moved within its parent (a rename, an exchange) gets its new
+ * name before it loses the old one; until then it has a spare name, which
+ * the UNLINK takes back without deleting it.  Its ".." must name the
+ * parent: a LINK into another directory would need a new "..".  Returns
+ * 1 if the name is the directory's now, 0 if not (logged), or an error.
+ */
+static int fc_link_dir(struct fc_walk *w, struct fc_dentry *d)
+{
+	static const struct qstr dotdot = QSTR_INIT("..", 2);
+	struct ext4fc_touched *t;
+	int ret;
+
+	ret = ext4_fc_name_ino(d->inode, &dotdot);
+	if (ret < 0)
+		return ret;
+	if (ret != d->dir_ino) {
+		fc_skip(w, "directory %u is in %d, not in %u", d->ino, ret,
+			d->dir_ino);
+		return 0;
+	}
+	ret = fc_add_name(d->dir, d->inode, &d->name);
+	if (!ret)
+		ret = ext4_fc_name_ino(d->dir, &d->name) == d->ino;
+	if (ret <= 0)
+		return ret;
+	t = fc_touch(w->rs, d->ino);
+	if (!t)
+		return -ENOMEM;
+	t->spare_names++;
+	return 1;
+}
+
 static int fc_apply_link(struct fc_walk *w, const struct fcp_rec *r)
 {
 	struct fc_dentry d;
-	int ret = 0;
+	int ret;
 
 	if (fc_dentry_get(w, r, &d))
 		return 0;
 	if (S_ISDIR(d.inode->i_mode))
-		fc_skip(w, "inode %u is a directory", d.ino);
+		ret = fc_link_dir(w, &d);
 	else
 		ret = fc_add_name(d.dir, d.inode, &d.name);
 	if (ret > 0)
@@ -852,6 +888,7 @@ static int fc_apply_create(struct fc_walk *w, const struct fcp_rec *r)
 
 static int fc_apply_unlink(struct fc_walk *w, const struct fcp_rec *r)
 {
+	struct ext4fc_touched *t;
 	struct fc_dentry d;
 	int ret;
 
@@ -859,14 +896,23 @@ static int fc_apply_unlink(struct fc_walk *w, const struct fcp_rec *r)
 		return 0;
 	ret = __ext4_unlink(d.dir, &d.name, d.inode, NULL);
 	if (S_ISDIR(d.inode->i_mode) && (!ret || ret == -ENOENT)) {
-		/*
-		 * A directory has one name: without it, it is deleted (when
-		 * put below) and its ".." no longer links the parent.
-		 */
-		if (!ret)
-			fc_count_subdir(w, d.dir, -1);
-		clear_nlink(d.inode);
-		ext4_mark_inode_dirty(NULL, d.inode);
+		t = fc_touch(w->rs, d.ino);
+		if (!t) {
+			ret = -ENOMEM;
+		} else if (t->spare_names > 0) {
+			/* it moved: the name it got first stays, so does it */
+			t->spare_names--;
+		} else {
+			/*
+			 * A directory has one name: without it, it is deleted
+			 * (when put below) and its ".." no longer links the
+			 * parent.
+			 */
+			if (!ret)
+				fc_count_subdir(w, d.dir, -1);
+			clear_nlink(d.inode);
+			ext4_mark_inode_dirty(NULL, d.inode);
+		}
 	}
 	fc_dentry_put(&d);
 	return ret == -ENOENT ? 0 : ret;
