@@ -258,6 +258,30 @@ static int cmd_pwrite(char **argv)
 	return close_fd("pwrite", argv[0], fd);
 }
 
+/* N one-block extents: block 2i of FILE gets SEED's pattern, 2i+1 a hole. */
+static int cmd_fragment(char **argv)
+{
+	uint64_t n, seed, i;
+	unsigned char *buf = get_buf();
+	int fd, ret;
+
+	ret = get_size("count", argv[1], &n) ?:
+	      get_size("seed", argv[2], &seed);
+	if (ret)
+		return ret;
+	ret = open_path("fragment", argv[0], O_WRONLY | O_CREAT, &fd);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		uint64_t off = i * 2 * 4096;
+
+		pattern_fill(buf, 4096, off, seed);
+		if (pwrite(fd, buf, 4096, off) != 4096)
+			return fail("fragment", argv[0]);
+	}
+	return close_fd("fragment", argv[0], fd);
+}
+
 static int cmd_verify(char **argv)
 {
 	uint64_t off, len, seed = 0;
@@ -1026,6 +1050,9 @@ static const struct command {
 	{ "fallocate", 4, 4, "FILE MODE OFFSET LEN",
 	  "fallocate(2); MODE: keep nokeep punch zero collapse insert",
 	  cmd_fallocate },
+	{ "fragment", 3, 3, "FILE N SEED",
+	  "N one-block extents: 4 KiB of SEED's pattern at every other 4 KiB block",
+	  cmd_fragment },
 	{ "truncate", 2, 2, "FILE SIZE", "truncate(2)", cmd_truncate },
 	{ "rename-exchange", 2, 2, "A B", "renameat2(2) RENAME_EXCHANGE",
 	  cmd_rename_exchange },

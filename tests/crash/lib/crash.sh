@@ -34,6 +34,7 @@
 #   write F OFF LEN SEED      pwrite the fsop pattern of SEED
 #   swrite F OFF LEN SEED sync|dsync    the same through O_SYNC / O_DSYNC
 #   trunc F SIZE | falloc F MODE OFF LEN (fsop fallocate modes)
+#   frag F N SEED             N one-block extents (every other block)
 #   chmod P MODE | chown P UID GID | utimes P ATIME MTIME
 #   setx F NAME VALUE | rmx F NAME | jflag F +j|-j
 #   symlink TARGET NAME | mknod NAME fifo|chr|blk [MAJ MIN]
@@ -438,6 +439,7 @@ cr_step() {
 	write) fsop pwrite "$1" "$2" "$3" "$4" ;;
 	trunc) fsop truncate "$1" "$2" ;;
 	falloc) fsop fallocate "$1" "$2" "$3" "$4" ;;
+	frag) fsop fragment "$1" "$2" "$3" ;;
 	chmod) chmod "$2" "$1" ;;
 	chown) fsop chown "$1" "$2" "$3" ;;
 	utimes) fsop utimes "$1" "$2" "$3" ;;
