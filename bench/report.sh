@@ -9,7 +9,10 @@
 # blocks + fast-commit blocks), flushes and write I/Os per fsync, fsyncs
 # per full commit.  Ratios: ext4fc+fc against ext4+fc (stock, our anchor)
 # and against ext4fc-nofc (what fast commits gain); the peers (ext4fc+iso:
-# ext4fc with fsync_isolation; XFS, btrfs) in tables of their own.
+# ext4fc with fsync_isolation; XFS, btrfs) in tables of their own.  Where
+# a workload changes xattrs (fsmark-sec), a table of how many of the
+# commits fell back to full ones: fc_info's ineligible commits and its
+# "Extended attributes changed" count.
 # DIR/settings.txt, when there, heads the table.
 set -euo pipefail
 
@@ -32,6 +35,11 @@ function section(t, intro, h, r) {
 	print intro "\n" >out_md
 	print h >out_md
 	print r >out_md
+}
+# inpct K: ineligible commits in % of the commits fsyncs made (fast +
+# ineligible), or "" where fast commits are off
+function inpct(k) {
+	return fast[k] + inel[k] > 0 ? sprintf("%.1f", inel[k] * 100 / (fast[k] + inel[k])) : ""
 }
 function ratio(a, b) { return (a != "" && b != "" && b > 0) ? sprintf("%.3f", a / b) : "" }
 # overlap K1 K2: the min..max ranges of two configurations overlap.
@@ -59,6 +67,11 @@ NR == 1 { next }
 	if ($11 != "") { mx[k] += $11; nmx[k]++ }
 	fs[k] += $12; full[k] += $14; fast[k] += $15; inel[k] += $16
 	fcb[k] += $17; jb[k] += $18; wio[k] += $19; sec[k] += $20; fl[k] += $21
+	# fc_info "Extended attributes changed" and "in-inode xattr changes
+	# logged" (columns bench.guest added later: empty in older runs.csv)
+	xmark[k] += $23; xinode[k] += $24
+	if ($23 + $24 > 0)
+		xcell[cell] = 1
 	# extra: NAME=VALUE, or the pairs of the interference workload
 	# (write_p99_us=..;write_p999_us=..;write_max_us=..;creates=..)
 	if ($22 ~ /^write_p99_us=/) {
@@ -99,7 +112,7 @@ END {
 	A = "ext4fc+fc"; B = "ext4fc-nofc"; S = "ext4+fc"
 	for (k in n)
 		m[k] = mean(st[k], n[k])
-	print "device,workload,config,runs,tput_mean,tput_min,tput_max,unit,p50_us,p99_us,max_us,fsyncs_per_run,full_commits_per_run,fast_commits_per_run,fc_ineligible_per_run,fsyncs_per_full_commit,dev_kib_per_fsync,journal_kib_per_fsync,flushes_per_fsync,write_ios_per_fsync,extra,tput_vs_ext4+fc,tput_vs_ext4fc-nofc" >out_csv
+	print "device,workload,config,runs,tput_mean,tput_min,tput_max,unit,p50_us,p99_us,max_us,fsyncs_per_run,full_commits_per_run,fast_commits_per_run,fc_ineligible_per_run,fsyncs_per_full_commit,dev_kib_per_fsync,journal_kib_per_fsync,flushes_per_fsync,write_ios_per_fsync,extra,tput_vs_ext4+fc,tput_vs_ext4fc-nofc,commits_per_fsync,ineligible_pct,fc_reason_xattr_per_run,fc_xattr_in_inode_per_run" >out_csv
 	for (i = 1; i <= ncells; i++) {
 		split(cells[i], dw, SUBSEP)
 		for (j = 1; j <= ncp; j++) {
@@ -115,7 +128,7 @@ END {
 				ra = ratio(m[k], m[cells[i] SUBSEP S])
 				rb = ratio(m[k], m[cells[i] SUBSEP B])
 			}
-			printf "%s,%s,%s,%d,%.2f,%.2f,%.2f,%s,%s,%s,%s,%.1f,%.1f,%.1f,%.1f,%s,%s,%s,%s,%s,%s,%s,%s\n",
+			printf "%s,%s,%s,%d,%.2f,%.2f,%.2f,%s,%s,%s,%s,%.1f,%.1f,%.1f,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.1f,%.1f\n",
 				dw[1], dw[2], CP[j], n[k], m[k], lo[k], hi[k], unit[cells[i]],
 				q50[k] == "" ? "" : sprintf("%.0f", q50[k]),
 				q99[k] == "" ? "" : sprintf("%.0f", q99[k]),
@@ -126,7 +139,9 @@ END {
 				fs[k] ? sprintf("%.2f", (jb[k] + fcb[k]) * 4 / fs[k]) : "",
 				fs[k] ? sprintf("%.3f", fl[k] / fs[k]) : "",
 				fs[k] ? sprintf("%.3f", wio[k] / fs[k]) : "",
-				x[k], ra, rb >out_csv
+				x[k], ra, rb,
+				fs[k] ? sprintf("%.3f", (full[k] + fast[k]) / fs[k]) : "",
+				inpct(k), xmark[k] / n[k], xinode[k] / n[k] >out_csv
 		}
 	}
 
@@ -260,6 +275,34 @@ END {
 				fs[k] ? fmt1((jb[k] + fcb[k]) * 4 / fs[k]) : "-",
 				fs[k] ? sprintf("%.2f", fl[k] / fs[k]) : "-",
 				fs[k] ? sprintf("%.2f", wio[k] / fs[k]) : "-" >out_md
+		}
+	}
+
+	hdr = 0
+	for (i = 1; i <= ncells; i++) {
+		if (!(cells[i] in xcell))
+			continue
+		if (!hdr++)
+			section("Fast commits or full: xattrs at create (fsmark-sec)",
+				"Every file inherits an ACL and gets a security.selinux label (tests/src/fsmarksec.c); mkfs.ext4 -I 256 (fsmark-sec) or -I 512 (fsmark-sec512).  Per run (mean): fsyncs, fast commits, ineligible commits (fsyncs that found the transaction ineligible, or whose fast commit failed, and made a full commit; fc_info), and the % of the commits fsyncs made (fast + ineligible) that were ineligible.  Commits per fsync: (full + fast) / fsyncs.  Per fsync: xattr changes that made the transaction ineligible (fc_info \"Extended attributes changed\", counted per mark: stock marks each xattr change more than once), xattr changes a fast commit logged in the inode record (ext4fc), journal KiB and device KiB.  Throughput ratio to stock ext4+fc.",
+				"| device | workload | config | files/s | fsyncs | fast commits | ineligible | % ineligible | commits / fsync | xattr marks / fsync | in-inode xattrs / fsync | journal KiB / fsync | device KiB / fsync | / ext4+fc |",
+				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+		split(cells[i], dw, SUBSEP)
+		ks = cells[i] SUBSEP S
+		for (j = 1; j <= nc; j++) {
+			k = cells[i] SUBSEP C[j]
+			if (!n[k])
+				continue
+			pc = inpct(k)
+			printf "| %s | %s | %s | %s | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s | %s |\n",
+				dw[1], dw[2], C[j], fmt1(m[k]), fs[k] / n[k],
+				fast[k] / n[k], inel[k] / n[k], pc == "" ? "-" : pc "%",
+				fs[k] ? sprintf("%.2f", (full[k] + fast[k]) / fs[k]) : "-",
+				fs[k] ? sprintf("%.2f", xmark[k] / fs[k]) : "-",
+				fs[k] ? sprintf("%.2f", xinode[k] / fs[k]) : "-",
+				fs[k] ? fmt1((jb[k] + fcb[k]) * 4 / fs[k]) : "-",
+				fs[k] ? fmt1(sec[k] / 2 / fs[k]) : "-",
+				rcell(k, ks, ratio(m[k], m[ks])) >out_md
 		}
 	}
 

@@ -44,7 +44,9 @@ Options:
   --devices L     comma-separated subset of: plain,iops
   --workloads L   comma-separated subset of the profile's workloads:
                   fsmark-1t,fsmark-4t,fsmark-8t,dbench-2,dbench-10,
-                  varmail,fsynclat,fsynclat+writer,interfere
+                  varmail,fsynclat,fsynclat+writer,interfere,
+                  fsmark-sec,fsmark-sec512 (files that get a default ACL
+                  and a security.selinux label: 256- and 512-byte inodes)
   --peers L       comma-separated peers for the fsync-heavy small-file
                   workloads: ext4fc+iso,xfs,btrfs (default for quick and
                   full), a subset, or none (default for smoke)
@@ -105,8 +107,11 @@ done
 #   varmail THREADS NFILES LOOPS       (tests/src/varmail.c)
 #   fsynclat COUNT BYTES INTERVAL_US WRITER_MIB   (tests/src/fsynclat.c)
 #   interfere SECONDS                  (tests/src/interfere.c)
+#   fsmarksec THREADS FILES_PER_THREAD INODE_SIZE   (tests/src/fsmarksec.c;
+#                                      mkfs.ext4 -I INODE_SIZE)
 declare -A wl=()
-order=(fsmark-1t fsmark-4t fsmark-8t dbench-2 dbench-10 varmail fsynclat fsynclat+writer interfere)
+order=(fsmark-1t fsmark-4t fsmark-8t dbench-2 dbench-10 varmail fsynclat fsynclat+writer interfere
+	fsmark-sec fsmark-sec512)
 case $profile in
 smoke)
 	def_reps=1 def_tmo=600
@@ -123,7 +128,8 @@ quick)
 		[dbench-10]="dbench 10 8" [varmail]="varmail 8 1000 400"
 		[fsynclat]="fsynclat 300 4096 1000 0"
 		[fsynclat+writer]="fsynclat 300 4096 1000 128"
-		[interfere]="interfere 10")
+		[interfere]="interfere 10"
+		[fsmark-sec]="fsmarksec 4 200 256" [fsmark-sec512]="fsmarksec 4 200 512")
 	;;
 full)
 	def_reps=4 def_tmo=7200
@@ -132,7 +138,8 @@ full)
 		[dbench-10]="dbench 10 30" [varmail]="varmail 8 1000 2000"
 		[fsynclat]="fsynclat 1000 4096 1000 0"
 		[fsynclat+writer]="fsynclat 1000 4096 1000 256"
-		[interfere]="interfere 30")
+		[interfere]="interfere 30"
+		[fsmark-sec]="fsmarksec 4 500 256" [fsmark-sec512]="fsmarksec 4 500 512")
 	;;
 *) die "--profile wants smoke, quick or full, not '$profile'" ;;
 esac
@@ -201,7 +208,7 @@ initramfs=$top/build/initramfs.cpio.gz
 [[ -r $initramfs ]] || die "$initramfs not found: run 'make'"
 # listed once: grep -q in the pipe would make zcat die of SIGPIPE (pipefail)
 listing=$(zcat "$initramfs" | cpio -it --quiet 2>/dev/null)
-for b in fs_mark dbench varmail fsynclat interfere "${mkfs_peers[@]}"; do
+for b in fs_mark dbench varmail fsynclat interfere fsmarksec "${mkfs_peers[@]}"; do
 	grep -q "/$b\$" <<<"$listing" ||
 		die "$b is not in build/initramfs.cpio.gz: run 'make' (after 'make deps')"
 done
