@@ -117,7 +117,7 @@ smoke)
 	def_reps=1 def_tmo=600
 	wl=([fsmark-4t]="fsmark 4 20" [dbench-2]="dbench 2 2"
 		[varmail]="varmail 4 200 40" [fsynclat+writer]="fsynclat 30 4096 1000 16"
-		[interfere]="interfere 2")
+		[interfere]="interfere 2" [fsmark-sec512]="fsmarksec 4 10 512")
 	# The throttled disk only for one workload: enough to exercise it.
 	smoke_iops=fsmark-4t
 	;;
