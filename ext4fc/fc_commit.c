@@ -705,6 +705,70 @@ void ext4_fc_track_range(handle_t *handle, struct inode *inode,
 }
 
 /*
+ * A directory moved to another parent (a rename from @from to @to): its
+ * ".." changes, which only our DOTDOT record says.  With fc_dir_moves
+ * (and the journal marked at mount, ext4_fc_enable_dir_moves()) that
+ * record goes first, then the LINK of the new name and the UNLINK of the
+ * old, which replay applies as a move within the new parent.  Without
+ * the option the rename is ineligible, as in stock ext4.
+ */
+void ext4_fc_track_dir_move(handle_t *handle, struct dentry *from,
+			    struct dentry *to)
+{
+	static const struct qstr no_name = QSTR_INIT("", 0);
+	struct inode *inode = d_inode(from);
+	struct inode *to_dir = d_inode(to->d_parent);
+	struct super_block *sb = inode->i_sb;
+
+	if (fc_off(sb))
+		return;
+	if (!test_opt2(sb, FC_DIR_MOVES) ||
+	    !jbd2_has_feature_fc_dir_moves(EXT4_SB(sb)->s_journal)) {
+		ext4_fc_mark_ineligible(sb, EXT4_FC_REASON_RENAME_DIR, handle);
+		return;
+	}
+	if (fc_track_name(handle, inode, to_dir, &no_name, EXT4_FC_TAG_DOTDOT) ||
+	    fc_track_name(handle, inode, to_dir, &to->d_name, EXT4_FC_TAG_LINK) ||
+	    fc_track_name(handle, inode, d_inode(from->d_parent),
+			  &from->d_name, EXT4_FC_TAG_UNLINK))
+		return;		/* marked ineligible */
+	spin_lock(&EXT4_SB(sb)->s_fc_lock);
+	EXT4_SB(sb)->s_fc_stats.fc_dir_moves++;
+	spin_unlock(&EXT4_SB(sb)->s_fc_lock);
+}
+
+/*
+ * Mounting with fc_dir_moves: mark the journal, so that a kernel or an
+ * e2fsck that does not know DOTDOT refuses it instead of replaying part
+ * of it (stock 6.1 stops at an unknown tag and drops the rest).  The
+ * journal superblock goes to disk now, before any fast commit;
+ * jbd2_journal_destroy() clears the bit when it leaves the log empty.
+ * Returns 0, or -EINVAL after saying why.
+ */
+int ext4_fc_enable_dir_moves(struct super_block *sb)
+{
+	journal_t *journal = EXT4_SB(sb)->s_journal;
+
+	if (!test_opt2(sb, JOURNAL_FAST_COMMIT) || sb_rdonly(sb)) {
+		ext4_msg(sb, KERN_WARNING,
+			 "fc_dir_moves ignored: %s; a directory that changes parent stays a full commit",
+			 sb_rdonly(sb) ? "a read-only mount (mount read-write to use it)" :
+			 "fast commits are off");
+		return 0;
+	}
+	if (!jbd2_journal_set_features(journal, 0, 0,
+				       JBD2_FEATURE_INCOMPAT_FC_DIR_MOVES)) {
+		ext4_msg(sb, KERN_ERR,
+			 "fc_dir_moves: the journal refused its feature bit: mount without fc_dir_moves");
+		return -EINVAL;
+	}
+	jbd2_journal_update_sb_errno(journal);	/* writes its superblock */
+	ext4_msg(sb, KERN_INFO,
+		 "fc_dir_moves: directories that change parent are fast commits; until a clean unmount stock ext4 and e2fsprogs refuse this journal");
+	return 0;
+}
+
+/*
  * FALLOC_FL_COLLAPSE_RANGE or INSERT_RANGE moved every extent of @inode
  * from logical block @lblk on.  The range records of [@lblk, the end]
  * that the commit reads back from the extent map say where each one is
@@ -899,9 +963,12 @@ static int fc_log(struct fc_writer *w, u16 tag, const void *val, u16 len)
 static int fc_log_head(struct fc_writer *w)
 {
 	struct ext4_fc_head head = {
-		.fc_features = cpu_to_le32(EXT4_FC_SUPPORTED_FEATURES),
 		.fc_tid = cpu_to_le32(w->tid),
 	};
+
+	/* a journal stock ext4 refuses anyway: DOTDOT may follow */
+	if (jbd2_has_feature_fc_dir_moves(w->journal))
+		head.fc_features = cpu_to_le32(EXT4_FC_FEATURE_DIR_MOVES);
 
 	return fc_log(w, EXT4_FC_TAG_HEAD, &head, sizeof(head));
 }
@@ -1724,6 +1791,7 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "%lu range shifts logged\n", st->fc_shifts);
 	seq_printf(seq, "%lu range shifts over %d extents (full commit)\n",
 		   st->fc_shifts_too_long, FC_SHIFT_MAX_RUNS);
+	seq_printf(seq, "%lu directory moves logged\n", st->fc_dir_moves);
 	seq_printf(seq, "%lu isolated fast commits\n", st->fc_isolated);
 	seq_printf(seq, "%lu inodes left queued by them\n",
 		   st->fc_left_queued);

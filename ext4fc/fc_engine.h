@@ -22,8 +22,14 @@
 #ifndef __EXT4FC_FC_ENGINE_H__
 #define __EXT4FC_FC_ENGINE_H__
 
-/* HEAD.fc_features bits this engine writes and understands: none yet. */
-#define EXT4_FC_SUPPORTED_FEATURES	0x0
+/*
+ * HEAD.fc_features bits this engine writes and understands.  Ours: the
+ * fast commits that follow may hold DOTDOT records (mount option
+ * fc_dir_moves; the journal carries JBD2_FEATURE_INCOMPAT_FC_DIR_MOVES
+ * too, so stock ext4 refuses the journal before it reads the area).
+ */
+#define EXT4_FC_FEATURE_DIR_MOVES	0x1
+#define EXT4_FC_SUPPORTED_FEATURES	EXT4_FC_FEATURE_DIR_MOVES
 
 /*
  * Every record: tag and length, then fc_len bytes of value.  Below, each
@@ -96,6 +102,14 @@ struct ext4_fc_head {
 };
 
 /*
+ * 10, DOTDOT (ours, only after a HEAD with EXT4_FC_FEATURE_DIR_MOVES):
+ * directory fc_ino moved to directory fc_parent_ino, whose ".." it now
+ * names; the LINK of its new name and the UNLINK of its old one follow.
+ * The value is a struct ext4_fc_dentry_info without a name.
+ */
+#define EXT4_FC_TAG_DOTDOT		0x000a
+
+/*
  * Why the next commit has to be a full one.  The names are the interface
  * the rest of ext4 uses (ext4_fc_mark_ineligible()); fc_info prints them
  * in this order, with stock ext4's wording (fc_commit.c).
@@ -142,6 +156,7 @@ struct ext4_fc_stats {
 	unsigned long fc_xattr_in_inode;	/* xattr changes logged, inode */
 	unsigned long fc_shifts;		/* collapse/insert range logged */
 	unsigned long fc_shifts_too_long;	/* ... too many extents: full */
+	unsigned long fc_dir_moves;		/* to another parent (DOTDOT) */
 	u64 s_fc_avg_commit_time;		/* ns, weighted 3:1 to the past */
 	u64 fc_held_off_ns;			/* updates locked by fast commits */
 	u64 fc_held_off_max_ns;			/* the longest of those */
@@ -194,9 +209,10 @@ void ext4_fc_init_sb(struct super_block *sb);
 int ext4fc_replay_block(journal_t *journal, struct buffer_head *bh,
 			enum passtype pass, int off, tid_t expected_tid);
 
-/* namei.c (our patch): the inode a name refers to, for replay and exchange. */
+/* namei.c (our patches): names for replay and exchange, a new "..". */
 struct qstr;
 int ext4_fc_name_ino(struct inode *dir, const struct qstr *name);
+int ext4_fc_set_dotdot(struct inode *inode, u32 parent);
 
 #endif /* __KERNEL__ && !EXT4FC_FORMAT_ONLY */
 

@@ -12,7 +12,8 @@
  *  - the value is plausible for a file system of this geometry: inode
  *    numbers in range, extents inside the file system, names a directory
  *    can hold, an inode of a known type that fits the inode size;
- *  - HEAD: features we support, the expected tid;
+ *  - HEAD: features we support, the expected tid; DOTDOT only after a
+ *    HEAD with EXT4_FC_FEATURE_DIR_MOVES;
  *  - TAIL: the expected tid and the crc32c (seed 0) of every byte since
  *    the previous tail up to and including this tail's tid;
  *  - the caller's own check, if any.
@@ -106,10 +107,10 @@ static const char *fcp_check_hole(struct fcp_state *st, struct fcp_rec *r)
 	return fcp_check_lblks(st, d->ino, d->lblk, d->len, false);
 }
 
-static const char *fcp_check_dentry(struct fcp_state *st, struct fcp_rec *r)
+/* CREAT, LINK, UNLINK, DOTDOT: a directory and an inode, then the name. */
+static const char *fcp_check_pair(struct fcp_state *st, struct fcp_rec *r)
 {
 	struct fcp_dentry *d = &r->v.de;
-	const char *why;
 
 	d->dir = get_unaligned_le32(r->val);
 	d->ino = get_unaligned_le32(r->val + 4);
@@ -118,7 +119,22 @@ static const char *fcp_check_dentry(struct fcp_state *st, struct fcp_rec *r)
 	if (d->dir != FCP_ROOT_INO && !fcp_ino_ok(st, d->dir))
 		return fcp_bad(st, "directory inode number out of range",
 			       d->dir);
-	why = fcp_check_ino(st, d->ino);
+	return fcp_check_ino(st, d->ino);
+}
+
+static const char *fcp_check_dotdot(struct fcp_state *st, struct fcp_rec *r)
+{
+	if (!(st->features & EXT4_FC_FEATURE_DIR_MOVES))
+		return "directory move without the head's feature bit";
+	return fcp_check_pair(st, r);
+}
+
+static const char *fcp_check_dentry(struct fcp_state *st, struct fcp_rec *r)
+{
+	struct fcp_dentry *d = &r->v.de;
+	const char *why;
+
+	why = fcp_check_pair(st, r);
 	if (why)
 		return why;
 	if (memchr(d->name, '/', d->nlen) || memchr(d->name, '\0', d->nlen))
@@ -200,6 +216,7 @@ static const char *fcp_check_head(struct fcp_state *st, struct fcp_rec *r)
 		return "head record past the start of the area";
 	if (m->features & ~EXT4_FC_SUPPORTED_FEATURES)
 		return fcp_bad(st, "unsupported features", m->features);
+	st->features = m->features;
 	if (m->tid != st->tid) {
 		st->stop.eol = true;
 		return fcp_bad(st, "head of another transaction", m->tid);
@@ -212,7 +229,7 @@ static const char *fcp_check_head(struct fcp_state *st, struct fcp_rec *r)
 	fcp_check_dentry,						\
 }
 
-#define FCP_NR_TAGS	(EXT4_FC_TAG_HEAD + 1)
+#define FCP_NR_TAGS	(EXT4_FC_TAG_DOTDOT + 1)
 
 static const struct fcp_tag fcp_tags[FCP_NR_TAGS] = {
 	[EXT4_FC_TAG_ADD_RANGE] = { "ADD_RANGE",
@@ -232,6 +249,8 @@ static const struct fcp_tag fcp_tags[FCP_NR_TAGS] = {
 		fcp_check_tail },
 	[EXT4_FC_TAG_HEAD] = { "HEAD", sizeof(struct ext4_fc_head),
 		sizeof(struct ext4_fc_head), fcp_check_head },
+	[EXT4_FC_TAG_DOTDOT] = { "DOTDOT", FCP_DENTRY_LEN, FCP_DENTRY_LEN,
+		fcp_check_dotdot },
 };
 
 static const struct fcp_tag *fcp_tag_of(u16 tag)

@@ -91,7 +91,7 @@ struct fcp_range {		/* DEL_RANGE */
 	u32 len;
 };
 
-struct fcp_dentry {		/* CREAT, LINK, UNLINK */
+struct fcp_dentry {		/* CREAT, LINK, UNLINK, DOTDOT (no name) */
 	u32 dir;
 	u32 ino;
 	const u8 *name;
@@ -150,6 +150,7 @@ typedef const char *(*fcp_check_fn)(void *ctx, const struct fcp_rec *r,
 struct fcp_state {
 	struct fcp_geom geom;
 	u32 tid;		/* the transaction HEAD and TAILs must carry */
+	u32 features;		/* the HEAD's fc_features */
 	fcp_crc_fn crc_fn;
 	fcp_check_fn check_fn;	/* optional */
 	void *ctx;		/* for both */

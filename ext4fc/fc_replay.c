@@ -72,7 +72,9 @@
  * fast commit, its logged link count already says so and is left alone.
  * A subdirectory moved within its parent (rename, exchange) is LINKed
  * under its new name before the UNLINK of its old one: that UNLINK takes
- * the spare name back and deletes nothing (fc_link_dir()).
+ * the spare name back and deletes nothing (fc_link_dir()).  One that
+ * changed parent (fc_dir_moves) first has a DOTDOT record: its ".." is
+ * rewritten and the link moves from the old parent to the new one.
  *
  * Malformed input never crashes and never writes: the scan refuses it and
  * replay stops short of it.  The replay pass parses with the same checks,
@@ -918,6 +920,36 @@ static int fc_apply_unlink(struct fc_walk *w, const struct fcp_rec *r)
 	return ret == -ENOENT ? 0 : ret;
 }
 
+/*
+ * DOTDOT (fc_dir_moves): the directory's ".." names its new parent, which
+ * gains the link the old parent loses.  The LINK and UNLINK that follow
+ * move its name.  A ".." that names the new parent already is left be.
+ */
+static int fc_apply_dotdot(struct fc_walk *w, const struct fcp_rec *r)
+{
+	struct inode *old_dir;
+	struct fc_dentry d;
+	int ret = 0;
+
+	if (fc_dentry_get(w, r, &d))
+		return 0;
+	if (!S_ISDIR(d.inode->i_mode))
+		fc_skip(w, "inode %u is not a directory", d.ino);
+	else
+		ret = ext4_fc_set_dotdot(d.inode, d.dir_ino);
+	if (ret > 0) {
+		old_dir = fc_iget(w->sb, ret);
+		if (old_dir) {
+			fc_count_subdir(w, old_dir, -1);
+			iput(old_dir);
+		}
+		fc_count_subdir(w, d.dir, 1);
+		ret = fc_touch(w->rs, d.ino) ? 0 : -ENOMEM;
+	}
+	fc_dentry_put(&d);
+	return ret;
+}
+
 static int fc_apply_tail(struct fc_walk *w, const struct fcp_rec *r)
 {
 	w->rs->rs_commit++;
@@ -928,7 +960,7 @@ static int fc_apply_tail(struct fc_walk *w, const struct fcp_rec *r)
  * Per tag, what replaying it does.  PAD and HEAD change nothing; a TAIL
  * moves on to the next fast commit.
  */
-static int (*const fc_apply[EXT4_FC_TAG_HEAD + 1])(struct fc_walk *w,
+static int (*const fc_apply[EXT4_FC_TAG_DOTDOT + 1])(struct fc_walk *w,
 						  const struct fcp_rec *r) = {
 	[EXT4_FC_TAG_ADD_RANGE] = fc_apply_extent,
 	[EXT4_FC_TAG_DEL_RANGE] = fc_apply_hole,
@@ -937,6 +969,7 @@ static int (*const fc_apply[EXT4_FC_TAG_HEAD + 1])(struct fc_walk *w,
 	[EXT4_FC_TAG_UNLINK] = fc_apply_unlink,
 	[EXT4_FC_TAG_INODE] = fc_apply_inode,
 	[EXT4_FC_TAG_TAIL] = fc_apply_tail,
+	[EXT4_FC_TAG_DOTDOT] = fc_apply_dotdot,
 };
 
 /*
@@ -1159,6 +1192,7 @@ static u32 fc_rec_ino(const struct fcp_rec *r)
 	case EXT4_FC_TAG_CREAT:
 	case EXT4_FC_TAG_LINK:
 	case EXT4_FC_TAG_UNLINK:
+	case EXT4_FC_TAG_DOTDOT:
 		return r->v.de.ino;
 	case EXT4_FC_TAG_ADD_RANGE:
 		return r->v.ext.ino;

@@ -508,6 +508,10 @@ static void put_value(const struct dump *d, const struct fcp_rec *r)
 		fputs(d->json ? "\"name\": " : "name ", stdout);
 		put_name(d, r->v.de.name, r->v.de.nlen);
 		return;
+	case EXT4_FC_TAG_DOTDOT:
+		KV("ino", r->v.de.ino);
+		printf(f, "parent", (unsigned long long)r->v.de.dir);
+		return;
 	case EXT4_FC_TAG_INODE:
 		KV("ino", in->ino);
 		printf(d->json ? "\"mode\": %u, " : "mode 0%o ", in->mode);
