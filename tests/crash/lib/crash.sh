@@ -24,6 +24,10 @@
 #                             (an fsync commits its file and what that
 #                             depends on); a stock writer has no such
 #                             option and the case says so in its log
+#   dirmoves                  the writer ext4fc mounts with fc_dir_moves
+#                             (a directory that changes parent is a fast
+#                             commit; stock ext4 refuses the journal, so
+#                             only ext4fc replays such a case)
 #   recover ro                the first mount after the power cut is
 #                             read-only (ext4 enables write access for the
 #                             recovery, as fstests' generic/388 does it);
@@ -121,7 +125,7 @@
 # The lines of a workload that say something about the case, not a step
 # to run (see the top): every reader of a workload skips them.  In awk:
 # caseline(word) after "$CR_AWK_CASELINE", with -v cw="$CR_CASE_WORDS".
-CR_CASE_WORDS="bs fc fcsize mkfs mount methods fcarea replay-error recover fcdelay fcfullat isolate"
+CR_CASE_WORDS="bs fc fcsize mkfs mount methods fcarea replay-error recover fcdelay fcfullat isolate dirmoves"
 CR_AWK_CASELINE='function caseline(v) { return v ~ /^#/ || v == "=" || v ~ /^fc\./ || index(" " cw " ", " " v " ") > 0 }'
 
 CR_REGION_SECTORS=65536		# 32 MiB per file system
@@ -228,12 +232,15 @@ cr_mount() {
 }
 
 # cr_writer_opts: the writer's own mount options: the plan's (writeropt)
-# and the case's (isolate), for an ext4fc writer; a stock writer has none
+# and the case's (isolate, dirmoves), for an ext4fc writer; a stock writer has none
 # of them, and the case's log says so.
 cr_writer_opts() {
 	_o=${CR_WRITER_OPTS:-}
 	if grep -q '^isolate$' "$cr_wl"; then
 		_o=${_o:+$_o,}fsync_isolation
+	fi
+	if grep -q '^dirmoves$' "$cr_wl"; then
+		_o=${_o:+$_o,}fc_dir_moves
 	fi
 	[ -n "$_o" ] || return 0
 	if [ "$cr_fs_writer" != ext4fc ]; then
