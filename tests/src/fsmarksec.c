@@ -190,21 +190,23 @@ static int run(const struct options *o)
 {
 	struct worker *ws;
 	uint64_t *all, t0;
-	unsigned long i, j, n = 0;
+	unsigned long i, n = 0;
 	double secs;
 	int err = 0;
 
 	ws = calloc(o->threads, sizeof(*ws));
-	if (!ws) {
+	/* one array, a slice per thread: all of it once every file is done */
+	all = calloc((size_t)o->threads * o->nfiles + 1, sizeof(uint64_t));
+	if (!ws || !all) {
 		perror(prog);
 		return 1;
 	}
 	for (i = 0; i < o->threads; i++) {
 		ws[i].id = i;
 		ws[i].opt = o;
-		ws[i].lat_ns = calloc(o->nfiles, sizeof(uint64_t));
+		ws[i].lat_ns = all + i * o->nfiles;
 		ws[i].buf = malloc(o->size + 1);
-		if (!ws[i].lat_ns || !ws[i].buf) {
+		if (!ws[i].buf) {
 			perror(prog);
 			return 1;
 		}
@@ -231,15 +233,6 @@ static int run(const struct options *o)
 		return 1;
 	if (check_file(o))
 		return 1;
-	all = calloc(n + 1, sizeof(uint64_t));
-	if (!all) {
-		perror(prog);
-		return 1;
-	}
-	for (i = 0, j = 0; i < o->threads; i++) {
-		memcpy(all + j, ws[i].lat_ns, ws[i].done * sizeof(uint64_t));
-		j += ws[i].done;
-	}
 	qsort(all, n, sizeof(uint64_t), cmp_u64);
 	printf("fsmarksec: threads=%u files=%lu fsyncs=%lu secs=%.3f files_per_s=%.1f fsync_p50_us=%.0f fsync_p99_us=%.0f fsync_max_us=%.0f\n",
 	       o->threads, n, n, secs, secs > 0 ? n / secs : 0,
