@@ -182,6 +182,13 @@ struct ext4fc_touched {
 	int spare_names;	/* a directory's names LINK added, not unlinked */
 };
 
+/* An UNLINK the scan saw, by fast commit and place in the log. */
+struct ext4fc_unlink {
+	u32 ino;
+	u32 commit;		/* good tails before it */
+	u32 rec;		/* records up to and with it */
+};
+
 struct ext4_fc_replay_state {
 	int rs_pass;			/* PASS_SCAN or PASS_REPLAY */
 	int rs_next_off;		/* fc block offset expected next */
@@ -198,6 +205,8 @@ struct ext4_fc_replay_state {
 	int rs_valid_regions;		/* regions up to the last good tail */
 	struct ext4fc_touched *rs_inodes;	/* inodes replay changed */
 	int rs_nr_inodes, rs_max_inodes;
+	struct ext4fc_unlink *rs_unlinks;	/* every UNLINK the scan saw */
+	int rs_nr_unlinks, rs_max_unlinks;
 };
 
 struct super_block;

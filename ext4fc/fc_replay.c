@@ -72,7 +72,9 @@
  * fast commit, its logged link count already says so and is left alone.
  * A subdirectory moved within its parent (rename, exchange) is LINKed
  * under its new name before the UNLINK of its old one: that UNLINK takes
- * the spare name back and deletes nothing (fc_link_dir()).  One that
+ * the spare name back and deletes nothing (fc_link_dir()).  The scan
+ * notes every UNLINK, and a directory's LINK that its fast commit does
+ * not follow with an UNLINK of it is skipped: it would be a second name.  One that
  * changed parent (fc_dir_moves) first has a DOTDOT record: its ".." is
  * rewritten and the link moves from the old parent to the new one.
  *
@@ -167,6 +169,7 @@ static void fc_state_reset(struct ext4_fc_replay_state *rs)
 {
 	kfree(rs->rs_regions);
 	kfree(rs->rs_inodes);
+	kfree(rs->rs_unlinks);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -778,12 +781,27 @@ static int fc_dir_grew(struct fc_walk *w, u32 dir_ino)
 	return fc_touch(w->rs, dir_ino) ? 1 : -ENOMEM;
 }
 
+/* Does the fast commit at hand UNLINK ino after the record being replayed? */
+static bool fc_unlinked_later(const struct ext4_fc_replay_state *rs, u32 ino)
+{
+	const struct fcp_state *st = &rs->rs_parse;
+	const struct ext4fc_unlink *u;
+
+	for (u = rs->rs_unlinks; u < rs->rs_unlinks + rs->rs_nr_unlinks; u++)
+		if (u->ino == ino && u->commit == st->commits &&
+		    u->rec > st->recs)
+			return true;
+	return false;
+}
+
 /*
  * A directory moved within its parent (a rename, an exchange) gets its new
  * name before it loses the old one; until then it has a spare name, which
  * the UNLINK takes back without deleting it.  Its ".." must name the
- * parent: a LINK into another directory would need a new "..".  Returns
- * 1 if the name is the directory's now, 0 if not (logged), or an error.
+ * parent (a LINK into another directory would need a new ".."), and the
+ * same fast commit must UNLINK it later (the scan noted every UNLINK):
+ * otherwise the LINK would leave the directory with two names.  Returns 1
+ * if the name is the directory's now, 0 if not (logged), or an error.
  */
 static int fc_link_dir(struct fc_walk *w, struct fc_dentry *d)
 {
@@ -797,6 +815,11 @@ static int fc_link_dir(struct fc_walk *w, struct fc_dentry *d)
 	if (ret != d->dir_ino) {
 		fc_skip(w, "directory %u is in %d, not in %u", d->ino, ret,
 			d->dir_ino);
+		return 0;
+	}
+	if (!fc_unlinked_later(w->rs, d->ino)) {
+		fc_skip(w, "directory %u would get a second name: this fast commit does not unlink it after",
+			d->ino);
 		return 0;
 	}
 	ret = fc_add_name(d->dir, d->inode, &d->name);
@@ -1027,6 +1050,22 @@ static int fc_scan_stop(struct fc_walk *w, int error)
 	return JBD2_FC_REPLAY_STOP;
 }
 
+/* The scan notes every UNLINK, for fc_link_dir(). */
+static int fc_note_unlink(struct ext4_fc_replay_state *rs, u32 ino)
+{
+	int err;
+
+	err = fc_grow((void **)&rs->rs_unlinks, &rs->rs_max_unlinks,
+		      rs->rs_nr_unlinks + 1, sizeof(*rs->rs_unlinks));
+	if (err)
+		return err;
+	rs->rs_unlinks[rs->rs_nr_unlinks++] = (struct ext4fc_unlink) {
+		.ino = ino, .commit = rs->rs_parse.commits,
+		.rec = rs->rs_parse.recs,
+	};
+	return 0;
+}
+
 static int fc_scan_block(struct fc_walk *w, struct fcp_cursor *c)
 {
 	struct ext4_fc_replay_state *rs = w->rs;
@@ -1041,10 +1080,14 @@ static int fc_scan_block(struct fc_walk *w, struct fcp_cursor *c)
 			rs->rs_commits = st->commits;
 			continue;
 		}
-		if (r.tag != EXT4_FC_TAG_ADD_RANGE)
+		if (r.tag == EXT4_FC_TAG_UNLINK)
+			err = fc_note_unlink(rs, r.v.de.ino);
+		else if (r.tag == EXT4_FC_TAG_ADD_RANGE)
+			err = ext4_fc_record_regions(w->sb, r.v.ext.ino,
+						     r.v.ext.lblk, r.v.ext.pblk,
+						     r.v.ext.len, 0);
+		else
 			continue;
-		err = ext4_fc_record_regions(w->sb, r.v.ext.ino, r.v.ext.lblk,
-					     r.v.ext.pblk, r.v.ext.len, 0);
 		if (err)
 			return err;
 	}
