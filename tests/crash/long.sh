@@ -4,7 +4,9 @@
 # per QEMU boot, a progress line per batch, the failures with one command
 # each at the end.  'make crash-long SEEDS=N START=M' runs it.
 # Environment: BATCH, WRITER (ext4fc), REPLAYER (ext4fc), METHOD (auto:
-# by the seed), KIND (seed; cseed: acegen -t, the concurrent workloads).
+# by the seed), KIND (seed; cseed: acegen -t, the concurrent workloads),
+# CRASH_WRITER_OPTS (more mount options for every ext4fc writer, e.g.
+# fc_dir_moves; the reproduce lines carry it).
 # Results: build/results/crash-long/.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -66,8 +68,8 @@ while IFS=$'\t' read -r id _ _ _ verdict msg; do
 	nf=$((nf + 1))
 	IFS=. read -r name m w r <<<"$id"
 	echo "FAIL $id: $msg"
-	[[ "$name" == seed* ]] && echo "  reproduce: tests/crash/repro.sh seed ${name#seed} $m $w $r"
-	[[ "$name" == cseed* ]] && echo "  reproduce: tests/crash/repro.sh cseed ${name#cseed} $m $w $r"
+	[[ "$name" == seed* ]] && echo "  reproduce: ${CRASH_WRITER_OPTS:+CRASH_WRITER_OPTS=$CRASH_WRITER_OPTS }tests/crash/repro.sh seed ${name#seed} $m $w $r"
+	[[ "$name" == cseed* ]] && echo "  reproduce: ${CRASH_WRITER_OPTS:+CRASH_WRITER_OPTS=$CRASH_WRITER_OPTS }tests/crash/repro.sh cseed ${name#cseed} $m $w $r"
 done <"$base/verdicts"
 np=$(awk -F'\t' '$5 == "pass"' "$base/verdicts" | wc -l)
 nall=$(grep -c . "$base/verdicts")
