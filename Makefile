@@ -95,7 +95,8 @@ need = @command -v $(1) >/dev/null 2>&1 || { \
 	echo "$(2) is not installed ($(1) not found): run 'make deps' (or apt-get install $(2))" >&2; exit 1; }
 
 .PHONY: all help deps modules src export-patches reset-src initramfs helpers \
-	tools fuzz run check check-build style clean distclean check-kver
+	tools fuzz run check check-build style clean distclean check-kver FORCE
+FORCE:
 
 all: modules helpers initramfs tools
 
@@ -275,8 +276,19 @@ fuzz: $(FUZZER)
 
 initramfs: $(INITRAMFS)
 
+# The host programs files.list takes when they are there ("bin?": strace,
+# fs_mark, dbench, mkfs.xfs, mkfs.btrfs), as a list rewritten only when
+# it changes: 'make run' builds the initramfs before 'make check' installs
+# fs_mark and the rest, and without this the check's make would keep the
+# initramfs that lacks them (bench/001 would then not run).
+HOST_BINS := $(BUILD)/host-bins
+$(HOST_BINS): FORCE
+	$(Q)mkdir -p $(BUILD); for f in $$(sed -n 's/^bin?//p' $(TOP)/initramfs/files.list); do \
+		if [ -x "$$f" ]; then echo "$$f"; fi; done >$@.new; \
+	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+
 $(INITRAMFS): $(TOP)/initramfs/build.sh $(TOP)/initramfs/files.list \
-		$(TOP)/initramfs/init $(MODULES) $(HELPERS) $(TOOLS) $(BUILD)/kver
+		$(TOP)/initramfs/init $(MODULES) $(HELPERS) $(TOOLS) $(BUILD)/kver $(HOST_BINS)
 	$(Q)$(TOP)/initramfs/build.sh $@
 
 # --- running ---------------------------------------------------------------
