@@ -22,7 +22,7 @@ usage() {
 	cat <<'EOF'
 usage: tests/fstests/run.sh [--fs "ext4fc ext4"] [--tests "T..."] [--groups "G..."]
                             [--shard K/N] [--jobs N] [--chunk N] [--smp N] [--per-test S]
-                            [--exclude FILE] [--modules DIR] [-o OUT]
+                            [--exclude FILE] [--modules DIR] [--ext4fc-opts OPTS] [-o OUT]
 
   --fs LIST       file systems, blank- or comma-separated: ext4fc (ours, as
                   "ext4") and/or ext4 (stock); default both
@@ -44,6 +44,11 @@ usage: tests/fstests/run.sh [--fs "ext4fc ext4"] [--tests "T..."] [--groups "G..
                   (default tests/fstests/exclude); they are listed in the
                   report with that reason
   --modules DIR   where jbd2fc.ko and ext4fc.ko are (default build/)
+  --ext4fc-opts OPTS
+                  more mount options for ext4fc's TEST and SCRATCH mounts
+                  (fstests' MOUNT_OPTIONS and TEST_FS_MOUNT_OPTS), e.g.
+                  fc_dir_moves or fsync_isolation; stock ext4 runs without
+                  them (it has none of them)
   -o OUT          results (default build/results/fstests); must be new or
                   empty unless it is the default, which is replaced
 
@@ -72,6 +77,7 @@ smp=1
 per_test=600
 exclude=$top/tests/fstests/exclude
 modules=$build
+ext4fc_opts=""
 out=""
 while [[ $# -gt 0 ]]; do
 	[[ $1 == -h || $1 == --help ]] && { usage; exit 0; }
@@ -87,6 +93,7 @@ while [[ $# -gt 0 ]]; do
 	--per-test) per_test=$2 ;;
 	--exclude) exclude=$2 ;;
 	--modules) modules=$2 ;;
+	--ext4fc-opts) ext4fc_opts=$2 ;;
 	-o) out=$2 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
@@ -110,6 +117,8 @@ if [[ -n $shard ]]; then
 	((shard_k <= shard_n)) || die "--shard $shard: K must be at most N"
 fi
 [[ -f $exclude ]] || die "exclude file $exclude not found"
+[[ $ext4fc_opts =~ ^[A-Za-z0-9_=,.]*$ ]] ||
+	die "--ext4fc-opts wants mount options like fc_dir_moves,fsync_isolation, not '$ext4fc_opts'"
 
 fstests=$build/fstests
 [[ -x $fstests/check && -x $fstests/ltp/fsstress ]] ||
@@ -230,16 +239,23 @@ done >"$out/excluded.tsv"
 	echo "shard=$shard_k/$shard_n jobs=$jobs chunk=$chunk smp=$smp per_test=$per_test"
 	echo "selected=${#all[@]} run=${#run[@]} excluded=${#skipped[@]}"
 	echo "mkfs_options=-O fast_commit"
+	echo "ext4fc_mount_options=${ext4fc_opts:-none}"
 } >"$out/settings"
 
 nfs=$(wc -w <<<"$fs_list")
+if [[ -n $ext4fc_opts ]]; then
+	msg="ext4fc mounts with $ext4fc_opts"
+	[[ " $fs_list " == *" ext4 "* ]] && msg+="; stock ext4 without them (it has none of them)"
+	say "$msg"
+fi
 say "${#run[@]} test(s) on ${fs_list// /, } (${#skipped[@]} excluded, shard $shard_k/$shard_n), $jobs guest(s) at once, results in ${out#"$top"/}/"
 
 # --- the guests --------------------------------------------------------------
 
 # part FS K: boot one guest for the K-th part of FS's tests.
 part() {
-	local fs=$1 k=$2 dir list=() rc=0 tmo
+	local fs=$1 k=$2 dir list=() rc=0 tmo gopt=()
+	[[ $fs == ext4fc && -n $ext4fc_opts ]] && gopt=(-o "$ext4fc_opts")
 	dir=$out/$fs/part-$(printf %03d "$k")
 	mkdir -p "$dir"
 	list=("${run[@]:$(((k - 1) * chunk)):chunk}")
@@ -251,7 +267,7 @@ part() {
 		RESULTS_SIZE=1G "$top/run-qemu.sh" --host-root -q -m 2048M -t "$tmo" -o "$dir/guest" \
 		-d "$dir/disks/test.img" -d "$dir/disks/scratch.img" -d "$dir/disks/log.img" \
 		-f "$modules/jbd2fc.ko" -f "$modules/ext4fc.ko" \
-		"$top/tests/fstests/fstests.guest" "$fs" "$fstests" "$per_test" "${list[@]}" \
+		"$top/tests/fstests/fstests.guest" "${gopt[@]}" "$fs" "$fstests" "$per_test" "${list[@]}" \
 		>"$dir/run-qemu.log" 2>&1 || rc=$?
 	rm -rf "$dir/disks"
 	echo "$rc" >"$dir/harness.rc"
