@@ -276,19 +276,13 @@ fuzz: $(FUZZER)
 
 initramfs: $(INITRAMFS)
 
-# The host programs files.list takes when they are there ("bin?": strace,
-# fs_mark, dbench, mkfs.xfs, mkfs.btrfs), as a list rewritten only when
-# it changes: 'make run' builds the initramfs before 'make check' installs
-# fs_mark and the rest, and without this the check's make would keep the
-# initramfs that lacks them (bench/001 would then not run).
-HOST_BINS := $(BUILD)/host-bins
-$(HOST_BINS): FORCE
-	$(Q)mkdir -p $(BUILD); for f in $$(sed -n 's/^bin?//p' $(TOP)/initramfs/files.list); do \
-		if [ -x "$$f" ]; then echo "$$f"; fi; done >$@.new; \
-	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+# build.sh lists the optional host files it did not find in
+# $(INITRAMFS).skipped; one that is there now makes the initramfs stale.
+INITRAMFS_NOW_THERE = $(wildcard $(shell cat $(INITRAMFS).skipped 2>/dev/null))
 
 $(INITRAMFS): $(TOP)/initramfs/build.sh $(TOP)/initramfs/files.list \
-		$(TOP)/initramfs/init $(MODULES) $(HELPERS) $(TOOLS) $(BUILD)/kver $(HOST_BINS)
+		$(TOP)/initramfs/init $(MODULES) $(HELPERS) $(TOOLS) $(BUILD)/kver \
+		$(if $(INITRAMFS_NOW_THERE),FORCE)
 	$(Q)$(TOP)/initramfs/build.sh $@
 
 # --- running ---------------------------------------------------------------

@@ -175,10 +175,19 @@ copy_libs() {	# copy_libs ELF: the shared libraries ldd lists, to the same path
 	done < <(sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p' <<<"$out")
 }
 
+# skip_host PATH: an optional host file that is not there; listed in
+# OUTPUT.skipped, so that make rebuilds the initramfs once it is (make
+# check installs fs_mark and dbench after make run built it).
+skipped=()
+skip_host() {
+	note "note: $1 not found, skipped"
+	skipped+=("$1")
+}
+
 add_bin() {	# add_bin OPTIONAL PATH: host executable + libraries, same path
 	local opt=$1 path=$2 target
 	if [[ ! -e $path ]]; then
-		[[ -n $opt ]] && { note "note: $path not found, skipped"; return 0; }
+		[[ -n $opt ]] && { skip_host "$path"; return 0; }
 		die "$path not found: install $(pkg_of "$path") (or run 'make deps')"
 	fi
 	host_names[${path##*/}]=1
@@ -232,7 +241,7 @@ add_file() {	# add_file OPTIONAL SRC DEST [MODE]
 	local opt=$1 src=$2 dst=$3 mode=${4:-}
 	[[ $src = /* ]] || src=$root/$src
 	if [[ ! -f $src ]]; then
-		[[ -n $opt ]] && { note "note: $src not found, skipped"; return 0; }
+		[[ -n $opt ]] && { skip_host "$src"; return 0; }
 		die "$src not found: install $(pkg_of "$src") (or run 'make deps')"
 	fi
 	mkdir -p "$stage$(dirname "$dst")"
@@ -320,6 +329,7 @@ tmp_out=$output.tmp.$$
 	cpio_dev_entry TRAILER!!! 0 0 0 0
 ) | gzip -n -6 >"$tmp_out"
 mv -f "$tmp_out" "$output"
+printf '%s\n' "${skipped[@]}" >"$output.skipped"
 
 size=$(du -k "$output" | cut -f1)
 echo "$prog: $output: ${size} KiB, kernel $KVER, $n_stock stock modules, $n_ext of ours"
