@@ -68,8 +68,8 @@ while IFS=$'\t' read -r id _ _ _ verdict msg; do
 	nf=$((nf + 1))
 	IFS=. read -r name m w r <<<"$id"
 	echo "FAIL $id: $msg"
-	[[ "$name" == seed* ]] && echo "  reproduce: ${CRASH_WRITER_OPTS:+CRASH_WRITER_OPTS=$CRASH_WRITER_OPTS }tests/crash/repro.sh seed ${name#seed} $m $w $r"
-	[[ "$name" == cseed* ]] && echo "  reproduce: ${CRASH_WRITER_OPTS:+CRASH_WRITER_OPTS=$CRASH_WRITER_OPTS }tests/crash/repro.sh cseed ${name#cseed} $m $w $r"
+	k=${name%%[0-9]*}	# seed or cseed
+	echo "  reproduce: ${CRASH_WRITER_OPTS:+CRASH_WRITER_OPTS=$CRASH_WRITER_OPTS }tests/crash/repro.sh $k ${name#"$k"} $m $w $r"
 done <"$base/verdicts"
 np=$(awk -F'\t' '$5 == "pass"' "$base/verdicts" | wc -l)
 nall=$(grep -c . "$base/verdicts")
