@@ -12,6 +12,8 @@
 # modules.dep/modules.alias.  run-qemu.sh appends a second archive with the
 # test script at boot.  Helpers (build/bin/*, e.g. fsop) are built by make
 # before this runs; without them the list's optional entry is skipped.
+# The optional host files it did not find are listed in OUTPUT.skipped
+# (make rebuilds the initramfs when one appears).
 set -euo pipefail
 
 prog=initramfs/build.sh
