@@ -95,7 +95,10 @@ In the guest (environment of SCRIPT, and of the interactive shell):
   Write "ext4fc-harness: start NAME" to /dev/kmsg to start a section: kernel
   failures after it are blamed on NAME.  Keep dmesg off the console (save it
   to $OUT): the scanner would take its lines for new kernel messages.  At the end init saves dmesg to
-  $OUT/dmesg.txt, syncs (without unmounting) and powers off.
+  $OUT/dmesg.txt, syncs (without unmounting) and powers off.  A SCRIPT
+  that knows it is stuck (a task it cannot kill) can end the boot early:
+  it writes why to $OUT/harness-stop and sends USR1 to PID 1; init then
+  dumps the blocked tasks and saves $OUT as at the deadline (status 124).
 
 Results (OUTDIR):
   console.log  the whole serial console (kernel log and SCRIPT's output)
@@ -610,7 +613,11 @@ if ((timed_out)); then
 	verdict="TIMEOUT after ${tmo}s in section \"$(last_section "$outdir/console.log")\" (QEMU killed, no results)"
 elif [[ $guest_timeout == 1 ]]; then
 	ex=$EX_TIMEOUT
-	verdict="TIMEOUT: the guest stopped $what before the -t ${tmo}s deadline (blocked tasks and \$OUT saved)"
+	if [[ -s $outdir/harness-stop ]]; then
+		verdict="TIMEOUT: $what stopped the guest early: $(head -n 1 "$outdir/harness-stop") (blocked tasks and \$OUT saved)"
+	else
+		verdict="TIMEOUT: the guest stopped $what before the -t ${tmo}s deadline (blocked tasks and \$OUT saved)"
+	fi
 elif ((kernel_bad)); then
 	ex=$EX_KERNEL
 	verdict="KERNEL FAILURE${rc:+ (script rc=$rc)}"

@@ -3,7 +3,9 @@
 
     tests/fstests/report.py [-o REPORT.md] DIR [DIR...]
 
-A test the guest killed after run.sh's per-test budget is "timeout".
+A test the guest killed after run.sh's per-test budget is "timeout"; one
+after which fstests did not go on (a task blocked in the kernel: the guest
+stopped there, see its harness-stop and console.log) says so.
 Each DIR is a run.sh output directory (OUT/<fs>/part-K/...); several DIRs
 (shards run on other machines, copied here) are merged, test by test.  For
 every test: stock ext4's verdict, ext4fc's, and the seconds each took, from
@@ -62,6 +64,14 @@ def read_xunit(path):
     return res
 
 
+def names(path):
+    """The test names in a file of one per line (none if it is missing)."""
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {t.strip() for t in f if t.strip()}
+
+
 def collect(dirs):
     """results[fs][test] = dict(verdict, secs, msg, where); plus extras."""
     results = {}
@@ -98,16 +108,21 @@ def collect(dirs):
                 if os.path.exists(rp):
                     with open(rp) as f:
                         rc = f.read().strip()
-                harness.append((fs, pdir, rc))
+                stop = ""
+                sp = os.path.join(pdir, "guest", "harness-stop")
+                if os.path.exists(sp):
+                    with open(sp) as f:
+                        stop = f.readline().strip()
+                harness.append((fs, pdir, rc, stop))
                 xp = os.path.join(pdir, "guest", "results", "result.xml")
                 xr = read_xunit(xp) if rc != "running" or os.path.exists(xp) else {}
-                killed = set()
-                kp = os.path.join(pdir, "guest", "timeouts")
-                if os.path.exists(kp):
-                    with open(kp) as f:
-                        killed = {t.strip() for t in f if t.strip()}
+                killed = names(os.path.join(pdir, "guest", "timeouts"))
+                stalled = names(os.path.join(pdir, "guest", "stalled"))
                 for t in planned:
-                    if t in killed:
+                    if t in stalled:
+                        v, secs, msg = "timeout", (xr.get(t) or ("", "", ""))[1], \
+                            "stalled: killed, fstests did not go on; its guest stopped"
+                    elif t in killed:
                         v, secs, msg = "timeout", (xr.get(t) or ("", "", ""))[1], \
                             "killed after the per-test budget (run.sh --per-test)"
                     elif t in xr:
@@ -198,10 +213,11 @@ def main():
 
     lines += ["", "## Guests", "", "| fs | part | exit | meaning |", "|---|---|---|---|"]
     bad_guest = []
-    for fs, pdir, rc in harness:
-        lines.append(f"| {fs} | {os.path.basename(pdir)} | {rc} | {HARNESS_RC.get(rc, '')} |")
+    for fs, pdir, rc, stop in harness:
+        meaning = HARNESS_RC.get(rc, "") + (f": {stop}" if stop else "")
+        lines.append(f"| {fs} | {os.path.basename(pdir)} | {rc} | {meaning} |")
         if fs == "ext4fc" and rc not in ("0", "1", "running"):
-            bad_guest.append((pdir, rc))
+            bad_guest.append((pdir, rc, stop))
 
     if regress:
         lines += ["", "## Failing on ext4fc only", ""]
@@ -221,9 +237,9 @@ def main():
     for t in regress:
         r = results["ext4fc"][t]
         print(f"fstests: FAIL on ext4fc only: {t}: {short(r['msg'], 150)}")
-    for pdir, rc in bad_guest:
-        print(f"fstests: ext4fc guest {pdir}: exit {rc} ({HARNESS_RC.get(rc, 'unknown')}); "
-              f"see {pdir}/run-qemu.log and guest/console.log")
+    for pdir, rc, stop in bad_guest:
+        print(f"fstests: ext4fc guest {pdir}: exit {rc} ({HARNESS_RC.get(rc, 'unknown')}"
+              f"{': ' + stop if stop else ''}); see {pdir}/run-qemu.log and guest/console.log")
     return 1 if regress or bad_guest else 0
 
 
