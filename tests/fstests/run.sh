@@ -22,7 +22,8 @@ usage() {
 	cat <<'EOF'
 usage: tests/fstests/run.sh [--fs "ext4fc ext4"] [--tests "T..."] [--groups "G..."]
                             [--shard K/N] [--jobs N] [--chunk N] [--smp N] [--per-test S]
-                            [--exclude FILE] [--modules DIR] [--ext4fc-opts OPTS] [-o OUT]
+                            [--limit S] [--exclude FILE] [--modules DIR] [--fstests DIR]
+                            [--ext4fc-opts OPTS] [-o OUT]
 
   --fs LIST       file systems, blank- or comma-separated: ext4fc (ours, as
                   "ext4") and/or ext4 (stock); default both
@@ -39,11 +40,18 @@ usage: tests/fstests/run.sh [--fs "ext4fc ext4"] [--tests "T..."] [--groups "G..
   --smp N         CPUs per guest (default 1)
   --per-test S    a test still running after S seconds is killed and
                   reported as "timeout" (default 600; 0: no limit, and the
-                  guest's own limit is 900 s per test)
+                  guest's own limit is 900 s per test); when fstests has
+                  not gone on 120 s after the kill (a task blocked in the
+                  kernel), the test is "stalled" and its guest stops there
+  --limit S       seconds one guest may run in all (default: 300 plus the
+                  per-test budget and 60 s for each of its tests); a guest
+                  still running then is stopped with its blocked tasks
+                  dumped, its remaining tests "lost"
   --exclude FILE  tests not to run, one per line, '#' starts the reason
                   (default tests/fstests/exclude); they are listed in the
                   report with that reason
   --modules DIR   where jbd2fc.ko and ext4fc.ko are (default build/)
+  --fstests DIR   the built fstests tree (default build/fstests)
   --ext4fc-opts OPTS
                   more mount options for ext4fc's TEST and SCRATCH mounts
                   (fstests' MOUNT_OPTIONS and TEST_FS_MOUNT_OPTS), e.g.
@@ -75,8 +83,10 @@ jobs=1
 chunk=10
 smp=1
 per_test=600
+limit=
 exclude=$top/tests/fstests/exclude
 modules=$build
+fstests=$build/fstests
 ext4fc_opts=""
 out=""
 while [[ $# -gt 0 ]]; do
@@ -91,8 +101,10 @@ while [[ $# -gt 0 ]]; do
 	--chunk) chunk=$2 ;;
 	--smp) smp=$2 ;;
 	--per-test) per_test=$2 ;;
+	--limit) limit=$2 ;;
 	--exclude) exclude=$2 ;;
 	--modules) modules=$2 ;;
+	--fstests) fstests=$2 ;;
 	--ext4fc-opts) ext4fc_opts=$2 ;;
 	-o) out=$2 ;;
 	*) die "unknown option $1 (see --help)" ;;
@@ -110,6 +122,7 @@ done
 [[ $smp =~ ^[1-9][0-9]*$ ]] || die "--smp wants a number >= 1, not '$smp'"
 [[ $chunk =~ ^[1-9][0-9]*$ ]] || die "--chunk wants a number >= 1, not '$chunk'"
 [[ $per_test =~ ^[0-9]+$ ]] || die "--per-test wants seconds, not '$per_test'"
+[[ -z $limit || $limit =~ ^[1-9][0-9]*$ ]] || die "--limit wants seconds, not '$limit'"
 shard_k=1 shard_n=1
 if [[ -n $shard ]]; then
 	[[ $shard =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] || die "--shard wants K/N, like 2/4, not '$shard'"
@@ -120,7 +133,6 @@ fi
 [[ $ext4fc_opts =~ ^[A-Za-z0-9_=,.]*$ ]] ||
 	die "--ext4fc-opts wants mount options like fc_dir_moves,fsync_isolation, not '$ext4fc_opts'"
 
-fstests=$build/fstests
 [[ -x $fstests/check && -x $fstests/ltp/fsstress ]] ||
 	die "fstests is not built in $fstests: run 'make fstests-build' (or 'make fstests')"
 # The guest reaches it at the same path through the host's root, where
@@ -128,7 +140,7 @@ fstests=$build/fstests
 fstests=$(realpath "$fstests")
 case $fstests/ in
 /tmp/* | /run/* | /dev/* | /proc/* | /sys/*)
-	die "fstests is built in $fstests: the guest has its own ${fstests#/}; choose a BUILD outside /tmp, /run, /dev, /proc and /sys" ;;
+	die "fstests is built in $fstests: the guest has its own ${fstests#/}; choose a BUILD (or --fstests) outside /tmp, /run, /dev, /proc and /sys" ;;
 esac
 for k in jbd2fc ext4fc; do
 	[[ -f $modules/$k.ko ]] || die "$modules/$k.ko is missing: run 'make'"
@@ -236,7 +248,7 @@ done >"$out/excluded.tsv"
 	echo "fstests=$("$top/scripts/fstests-src.sh" --print)"
 	echo "ext4fc=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown) modules=$modules"
 	echo "fs=$fs_list"
-	echo "shard=$shard_k/$shard_n jobs=$jobs chunk=$chunk smp=$smp per_test=$per_test"
+	echo "shard=$shard_k/$shard_n jobs=$jobs chunk=$chunk smp=$smp per_test=$per_test limit=${limit:-default}"
 	echo "selected=${#all[@]} run=${#run[@]} excluded=${#skipped[@]}"
 	echo "mkfs_options=-O fast_commit"
 	echo "ext4fc_mount_options=${ext4fc_opts:-none}"
@@ -262,7 +274,7 @@ part() {
 	printf '%s\n' "${list[@]}" >"$dir/tests.list"
 	mkdir -p "$dir/disks"
 	truncate -s 3G "$dir/disks/test.img" "$dir/disks/scratch.img" "$dir/disks/log.img"
-	tmo=$((300 + (per_test > 0 ? per_test + 60 : 900) * ${#list[@]}))
+	tmo=${limit:-$((300 + (per_test > 0 ? per_test + 60 : 900) * ${#list[@]}))}
 	QEMU_SMP=$smp QEMU_APPEND="sysctl.kernel.hung_task_timeout_secs=600 ${QEMU_APPEND:-}" \
 		RESULTS_SIZE=1G "$top/run-qemu.sh" --host-root -q -m 2048M -t "$tmo" -o "$dir/guest" \
 		-d "$dir/disks/test.img" -d "$dir/disks/scratch.img" -d "$dir/disks/log.img" \
