@@ -96,9 +96,9 @@ need = @command -v $(1) >/dev/null 2>&1 || { \
 
 .PHONY: all help deps modules src export-patches reset-src initramfs helpers \
 	tools fuzz run check check-build style clean distclean check-kver FORCE
-FORCE:
-
 all: modules helpers initramfs tools
+
+FORCE:
 
 help:
 	@echo "make run            the demo: mount ext4fc in QEMU, fsync, power cut, replay (~1 min)"
