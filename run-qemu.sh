@@ -95,7 +95,8 @@ In the guest (environment of SCRIPT, and of the interactive shell):
   Write "ext4fc-harness: start NAME" to /dev/kmsg to start a section: kernel
   failures after it are blamed on NAME.  Keep dmesg off the console (save it
   to $OUT): the scanner would take its lines for new kernel messages.  At the end init saves dmesg to
-  $OUT/dmesg.txt, syncs (without unmounting) and powers off.  A SCRIPT
+  $OUT/dmesg.txt, syncs (without unmounting; a sync a stuck device holds
+  up past 30 s is left behind, with a note) and powers off.  A SCRIPT
   that knows it is stuck (a task it cannot kill) can end the boot early:
   it writes why to $OUT/harness-stop and sends USR1 to PID 1; init then
   dumps the blocked tasks and saves $OUT as at the deadline (status 124).

@@ -343,6 +343,45 @@ EOF
 	[[ ! -e /etc/ext4fc-selftest ]] || { why="the guest's mkdir reached the host's /etc"; return 1; }
 }
 
+desc[015]="a script can stop the boot early: harness-stop + USR1 to init gives 124 with its reason"
+case_015() {
+	script stop.sh <<'EOF'
+#!/bin/sh
+echo "stuck on purpose" >"$OUT/harness-stop"
+kill -USR1 1
+sleep 600
+EOF
+	rq -q -t 120 -o "$d/res" "$d/stop.sh"
+	want_rc 124 &&
+		want_in "$d/err" "stopped the guest early: stuck on purpose" &&
+		want_in "$d/res/console.log" "stopped early: stuck on purpose" &&
+		want_in "$d/res/console.log" "Show Blocked State" &&
+		want_in "$d/res/status" "timeout=1"
+}
+
+desc[016]="a final sync held up by a stuck device: the guest powers off after 30 s, its status kept"
+case_016() {
+	mkimg "$d/disk.img"
+	# Dirty page cache of a suspended dm device, held open by a sleeper
+	# so that dd's close is not the last (that would wait): the script
+	# ends, the final sync's writeback of those pages waits for a resume.
+	script stuck.sh <<'EOF'
+#!/bin/sh
+set -e
+dmsetup create ext4fc-stuck --table "0 2048 linear $(echo "$DISKS" | cut -d' ' -f1) 0"
+dmsetup suspend ext4fc-stuck
+sleep 600 </dev/mapper/ext4fc-stuck &
+dd if=/dev/zero of=/dev/mapper/ext4fc-stuck bs=4096 count=16 2>/dev/null
+echo "written, device suspended"
+EOF
+	local t0=$SECONDS
+	rq -q -t 200 -d "$d/disk.img" -o "$d/res" "$d/stuck.sh"
+	want_rc 0 &&
+		want_in "$d/res/console.log" "written, device suspended" &&
+		want_in "$d/res/console.log" "the final sync did not finish in 30 s" || return 1
+	((SECONDS - t0 < 100)) || { why="the guest took $((SECONDS - t0)) s: it waited past the bounded sync"; return 1; }
+}
+
 # --- driver ------------------------------------------------------------------
 
 cases=("$@")
