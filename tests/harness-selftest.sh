@@ -351,12 +351,15 @@ echo "stuck on purpose" >"$OUT/harness-stop"
 kill -USR1 1
 sleep 600
 EOF
+	local t0=$SECONDS
 	rq -q -t 120 -o "$d/res" "$d/stop.sh"
 	want_rc 124 &&
 		want_in "$d/err" "stopped the guest early: stuck on purpose" &&
 		want_in "$d/res/console.log" "stopped early: stuck on purpose" &&
 		want_in "$d/res/console.log" "Show Blocked State" &&
-		want_in "$d/res/status" "timeout=1"
+		want_in "$d/res/status" "timeout=1" || return 1
+	# at once, not at the guest's own deadline (about 100 s in)
+	((SECONDS - t0 < 60)) || { why="the guest took $((SECONDS - t0)) s: the USR1 was lost, it ran to its deadline"; return 1; }
 }
 
 desc[016]="a final sync held up by a stuck device: the guest powers off after 30 s, its status kept"
