@@ -119,12 +119,11 @@ def collect(dirs):
                 killed = names(os.path.join(pdir, "guest", "timeouts"))
                 stalled = names(os.path.join(pdir, "guest", "stalled"))
                 for t in planned:
-                    if t in stalled:
-                        v, secs, msg = "timeout", (xr.get(t) or ("", "", ""))[1], \
-                            "stalled: killed, fstests did not go on; its guest stopped"
-                    elif t in killed:
-                        v, secs, msg = "timeout", (xr.get(t) or ("", "", ""))[1], \
-                            "killed after the per-test budget (run.sh --per-test)"
+                    if t in killed or t in stalled:
+                        v, secs = "timeout", (xr.get(t) or ("", "", ""))[1]
+                        msg = ("stalled: killed, fstests did not go on; its guest stopped"
+                               if t in stalled else
+                               "killed after the per-test budget (run.sh --per-test)")
                     elif t in xr:
                         v, secs, msg = xr[t]
                     elif rc == "running":
