@@ -112,7 +112,7 @@ help:
 	@echo "                    GROUPS=\"log ...\" SHARD=K/N JOBS=N (guests at once); default set: log,"
 	@echo "                    generic/455 457 482, ext4/quick.  fstests-report DIRS=\"...\" merges shards"
 	@echo "make stress         fsstress on dm-log-writes, replayed to every FUA write, ext4fc"
-	@echo "                    beside stock ext4: SEEDS=N (20) START=M MIX=fsync|default|both"
+	@echo "                    beside stock ext4: SEEDS=N (20) START=M MIX=fsync|default|heavy|both|all"
 	@echo "make corrupt-images corrupted fast-commit areas mounted in QEMU: N=images (500) START=M (0)"
 	@echo "make fuzz           libFuzzer+ASan on the fc record parser: SECONDS=N (60)"
 	@echo "make deps           install the Debian packages every target needs (as root)"
@@ -315,7 +315,7 @@ crash-long: all
 # Crash consistency under concurrent stress (tests/stress/run.sh): fstests'
 # fsstress on dm-log-writes, the log replayed to every FUA write, each
 # point mounted and e2fsck'd; ext4fc beside stock ext4 in the same boots.
-# SEEDS (20 here) START MIX=fsync|default|both FS="ext4fc ext4" (also
+# SEEDS (20 here) START MIX=fsync|default|heavy|both|all FS="ext4fc ext4" (also
 # ext4fc+iso: written with fsync_isolation); more
 # options in STRESS_ARGS (tests/stress/run.sh --help).
 MIX ?= both

@@ -11,8 +11,10 @@
 # every FUA write, where a throw-away snapshot is mounted (the kernel
 # replays journal and fast commits), unmounted and e2fsck -fn'd: the
 # method of fstests' generic/482 (tests/stress/stress.guest has the
-# details).  Mixes: fsync (fsync and fdatasync frequent, no sync) and
-# default (fsstress' write mix); "both" (the default) runs each.  --fs
+# details).  Mixes: fsync (fsync and fdatasync frequent, no sync),
+# default (fsstress' write mix) and heavy (fsync=60 fdatasync=30
+# write=30 over fsstress' whole op set, sync included); "both" (the
+# default) runs fsync and default, "all" the three.  --fs
 # also takes ext4fc+iso: ext4fc written with the mount option
 # fsync_isolation, replayed by ext4fc; it counts as ours.  B runs
 # share a QEMU boot (default 4); file systems alternate within a seed so
@@ -56,8 +58,9 @@ for v in seeds start procs ops batch size; do
 done
 case $mix in
 both) mixes=(fsync default) ;;
-fsync | default) mixes=("$mix") ;;
-*) echo "run.sh: --mix wants fsync, default or both, not '$mix'" >&2; exit 2 ;;
+all) mixes=(fsync default heavy) ;;
+fsync | default | heavy) mixes=("$mix") ;;
+*) echo "run.sh: --mix wants fsync, default, heavy, both or all, not '$mix'" >&2; exit 2 ;;
 esac
 read -ra fss <<<"$fslist"
 for f in "${fss[@]}"; do
