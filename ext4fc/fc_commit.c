@@ -54,9 +54,12 @@
  *   bracket that keeps a commit from ever logging an inode half-changed.
  *   Updates are unlocked before any I/O of the commit (data or fc blocks):
  *   a thread that starts a handle waits for a snapshot, never for the
- *   disk.  fc_info shows how long updates were locked, in total and at
- *   most.  ext4_fc_start_update()/ext4_fc_stop_update() are
- *   the finer bracket for callers that change an inode outside a handle;
+ *   disk.  fc_info shows how long new handles were held off, in total
+ *   and at most, and for the last EXT4FC_WINDOWS commits the
+ *   percentiles of its two parts: the wait for the running handles to
+ *   drain, and the lock window after it.  ext4_fc_start_update() and
+ *   ext4_fc_stop_update() are the finer bracket for callers that change
+ *   an inode outside a handle;
  *   the commit waits for an inode's updates to drain.  An inode being
  *   committed carries EXT4_STATE_FC_COMMITTING; eviction (ext4_fc_del())
  *   waits for it to clear, so the commit never touches a freed inode.
@@ -140,7 +143,9 @@
  *   A full commit's cleanup also drops from STAGING what it carried.
  *
  * fc_info (/proc/fs/ext4fc/DEV/fc_info) counts the outcomes, the reasons,
- * the blocks written, the fsyncs the fast commits answered, the full
+ * the blocks written (and per fast commit), the fsyncs the fast commits
+ * answered, the time per commit phase (choosing, records, data, fc
+ * blocks), the full
  * commits the area made (synchronous ones it forced, background ones
  * started early), the in-inode xattr changes and range shifts logged,
  * the isolated commits and the inodes they left queued, and a commit
@@ -154,6 +159,7 @@
 #include <trace/events/ext4fc.h>
 #include <linux/delay.h>
 #include <linux/moduleparam.h>
+#include <linux/sort.h>
 
 /* One queued name operation. */
 struct ext4fc_dentry {
@@ -834,7 +840,17 @@ struct fc_writer {
 	struct inode *fsynced;	/* fsync_isolation: the file, else NULL */
 	int left;		/* queued inodes this commit left behind */
 	bool partial;		/* it left inodes or names behind */
+	u64 phase_ns[EXT4FC_PHASES];	/* where its time went */
 };
+
+/* Time since @t0 (and from now on, since now) goes to @phase. */
+static void fc_phase_end(struct fc_writer *w, int phase, ktime_t *t0)
+{
+	ktime_t now = ktime_get();
+
+	w->phase_ns[phase] += ktime_to_ns(ktime_sub(now, *t0));
+	*t0 = now;
+}
 
 static void fc_end_io(struct buffer_head *bh, int uptodate)
 {
@@ -1376,12 +1392,14 @@ static int fc_write_inodes(struct fc_writer *w)
 static int fc_snapshot(struct fc_writer *w)
 {
 	journal_t *journal = w->journal;
+	ktime_t t0 = ktime_get();
 	int err = 0;
 
 	fc_freeze(w);
 	if (w->ineligible)
 		return -ECANCELED;
 	fc_wait_updates(w->sbi);
+	fc_phase_end(w, EXT4FC_PHASE_CHOOSE, &t0);
 
 	/* no handle runs now (jbd2_fc_begin_commit()): the tid is stable */
 	read_lock(&journal->j_state_lock);
@@ -1401,6 +1419,7 @@ static int fc_snapshot(struct fc_writer *w)
 		err = fc_write_inodes(w);
 	if (!err)
 		err = fc_log_tail(w);
+	fc_phase_end(w, EXT4FC_PHASE_RECORDS, &t0);
 	return err;
 }
 
@@ -1415,6 +1434,7 @@ static int fc_send(struct fc_writer *w)
 {
 	journal_t *journal = w->journal;
 	struct buffer_head *tail = w->closed, *bh, *next;
+	ktime_t t0 = ktime_get();
 	struct blk_plug plug;
 	int err;
 
@@ -1424,6 +1444,7 @@ static int fc_send(struct fc_writer *w)
 	/* the data went to another device than the log: order it first */
 	if (journal->j_fs_dev != journal->j_dev)
 		blkdev_issue_flush(journal->j_fs_dev);
+	fc_phase_end(w, EXT4FC_PHASE_DATA, &t0);
 
 	blk_start_plug(&plug);
 	for (bh = tail->b_private; bh; bh = next) {
@@ -1438,20 +1459,25 @@ static int fc_send(struct fc_writer *w)
 	if (err)
 		return err;
 	fc_write_block(w, tail, true);
-	return 0;
+	err = jbd2_fc_wait_bufs(journal, w->blocks);
+	fc_phase_end(w, EXT4FC_PHASE_BLOCKS, &t0);
+	return err;
 }
 
 static void fc_account(struct super_block *sb, enum fc_outcome outcome,
-		       int blocks, u64 ns, tid_t tid)
+		       const struct fc_writer *w, u64 ns, tid_t tid)
 {
 	struct ext4_fc_stats *st = &EXT4_SB(sb)->s_fc_stats;
 	u64 us = div_u64(ns, NSEC_PER_USEC);
-	int bucket;
+	int blocks = w ? w->blocks : 0;
+	int bucket, i;
 
 	switch (outcome) {
 	case FC_DONE:
 		st->fc_num_commits++;
 		st->fc_numblks += blocks;
+		for (i = 0; i < EXT4FC_PHASES; i++)
+			st->fc_phase_ns[i] += w->phase_ns[i];
 		st->s_fc_avg_commit_time = st->s_fc_avg_commit_time ?
 			(ns + 3 * st->s_fc_avg_commit_time) / 4 : ns;
 		bucket = min_t(int, fls64(us >> 4), EXT4FC_LAT_BUCKETS - 1);
@@ -1470,16 +1496,26 @@ static void fc_account(struct super_block *sb, enum fc_outcome outcome,
 	trace_ext4_fc_commit_stop(sb, blocks, outcome, tid);
 }
 
-/* Updates were locked from @since until now: count it for fc_info. */
-static void fc_unlock_updates(journal_t *journal, ktime_t since)
+/*
+ * Unlock updates, and count for fc_info how long new handles were held
+ * off: from @since, when jbd2_fc_begin_commit() started to wait for the
+ * running handles to drain (new ones wait from then on), through
+ * @locked, when they had, until now (the lock window).
+ */
+static void fc_unlock_updates(journal_t *journal, ktime_t since,
+			      ktime_t locked)
 {
 	struct ext4_fc_stats *st = &EXT4_SB(journal->j_private)->s_fc_stats;
-	u64 ns;
+	unsigned int slot = st->fc_windows++ % EXT4FC_WINDOWS;
+	u64 drain, window;
 
 	jbd2_journal_unlock_updates(journal);
-	ns = ktime_to_ns(ktime_sub(ktime_get(), since));
-	st->fc_held_off_ns += ns;
-	st->fc_held_off_max_ns = max(st->fc_held_off_max_ns, ns);
+	drain = ktime_to_ns(ktime_sub(locked, since));
+	window = ktime_to_ns(ktime_sub(ktime_get(), locked));
+	st->fc_drain_ns[slot] = min_t(u64, drain, U32_MAX);
+	st->fc_window_ns[slot] = min_t(u64, window, U32_MAX);
+	st->fc_held_off_ns += drain + window;
+	st->fc_held_off_max_ns = max(st->fc_held_off_max_ns, drain + window);
 }
 
 /*
@@ -1515,7 +1551,7 @@ static int fc_commit(journal_t *journal, tid_t tid, struct inode *fsynced)
 	struct ext4_inode_info *ei;
 	struct ext4_fc_stats *st = &sbi->s_fc_stats;
 	enum fc_outcome outcome;
-	ktime_t start, locked;
+	ktime_t start, since, locked;
 	int snap, ret;
 
 	if (!test_opt2(sb, JOURNAL_FAST_COMMIT))
@@ -1524,7 +1560,7 @@ static int fc_commit(journal_t *journal, tid_t tid, struct inode *fsynced)
 	trace_ext4_fc_commit_start(sb, tid);
 	start = ktime_get();
 	for (;;) {
-		locked = ktime_get();
+		since = ktime_get();
 		ret = jbd2_fc_begin_commit(journal, tid);
 		if (ret != -EALREADY)
 			break;
@@ -1536,35 +1572,34 @@ static int fc_commit(journal_t *journal, tid_t tid, struct inode *fsynced)
 		 */
 		if (fc_covered(sbi, fsynced, snap_before)) {
 			st->fc_fsyncs++;	/* a fast commit answered us */
-			fc_account(sb, FC_SKIPPED, 0, 0, tid);
+			fc_account(sb, FC_SKIPPED, NULL, 0, tid);
 			return 0;
 		}
 		if (!tid_gt(tid, journal->j_commit_sequence)) {
-			fc_account(sb, FC_SKIPPED, 0, 0, tid);
+			fc_account(sb, FC_SKIPPED, NULL, 0, tid);
 			return 0;
 		}
 	}
 	if (ret) {
 		/* no fast commit possible now (e.g. none since mount) */
-		fc_account(sb, FC_FAILED, 0, 0, tid);
+		fc_account(sb, FC_FAILED, NULL, 0, tid);
 		return jbd2_complete_transaction(journal, tid);
 	}
+	locked = ktime_get();	/* the running handles have drained */
 
 	if (ext4_test_mount_flag(sb, EXT4_MF_FC_INELIGIBLE)) {
-		fc_unlock_updates(journal, locked);
+		fc_unlock_updates(journal, since, locked);
 		outcome = FC_INELIGIBLE;
 		goto full;
 	}
 	/* numbered before the freeze: see snap_before */
 	snap = atomic_inc_return(&sbi->s_fc_subtid);
 	ret = fc_snapshot(&w);
-	fc_unlock_updates(journal, locked);
+	fc_unlock_updates(journal, since, locked);
 	if (!ret && unlikely(fc_debug_send_delay_ms))
 		msleep(fc_debug_send_delay_ms);
 	if (!ret)
 		ret = fc_send(&w);
-	if (!ret)
-		ret = jbd2_fc_wait_bufs(journal, w.blocks);
 	if (!ret) {
 		/* tell waiters in the loop above what is on disk now */
 		list_for_each_entry(ei, &sbi->s_fc_q[FC_Q_MAIN], i_fc_list)
@@ -1575,7 +1610,7 @@ static int fc_commit(journal_t *journal, tid_t tid, struct inode *fsynced)
 			st->fc_isolated++;
 		st->fc_left_queued += w.left;
 		st->fc_fsyncs++;
-		fc_account(sb, FC_DONE, w.blocks,
+		fc_account(sb, FC_DONE, &w,
 			   ktime_to_ns(ktime_sub(ktime_get(), start)), tid);
 		if (jbd2_fc_start_commit_at(journal, fc_full_commit_at))
 			st->fc_bg_full_commits++;
@@ -1585,7 +1620,7 @@ static int fc_commit(journal_t *journal, tid_t tid, struct inode *fsynced)
 	if (w.area_full)
 		st->fc_area_full++;
 full:
-	fc_account(sb, outcome, 0, 0, tid);
+	fc_account(sb, outcome, NULL, 0, tid);
 	return jbd2_fc_end_commit_fallback(journal);
 }
 
@@ -1750,23 +1785,57 @@ static const struct {
 	{ EXT4_FC_REASON_NO_EXTENTS, "Block-mapped file" },
 };
 
+static int fc_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * "WHAT (us, last N): p50 A p99 B max C" over the ring @ns of the last
+ * @n (at most EXT4FC_WINDOWS) claims; nothing without memory for a copy.
+ */
+static void fc_show_windows(struct seq_file *seq, const char *what,
+			    const u32 *ns, unsigned long n)
+{
+	u32 *v;
+
+	n = min_t(unsigned long, n, EXT4FC_WINDOWS);
+	if (!n)
+		return;
+	v = kmemdup(ns, n * sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return;
+	sort(v, n, sizeof(*v), fc_cmp_u32, NULL);
+	seq_printf(seq, "%s (us, last %lu): p50 %u p99 %u max %u\n", what, n,
+		   v[(n - 1) / 2] / (u32)NSEC_PER_USEC,
+		   v[(n * 99 - 1) / 100] / (u32)NSEC_PER_USEC,
+		   v[n - 1] / (u32)NSEC_PER_USEC);
+	kfree(v);
+}
+
 /*
  * /proc/fs/ext4fc/DEV/fc_info: the lines stock ext4 prints (scripts parse
  * them), then ours: failed commits (and how many for lack of room), full
- * commits started early, skipped commits, fsyncs per fast commit, how long
- * handles were held off and the latency histogram.
+ * commits started early, skipped commits, fsyncs and fc blocks per fast
+ * commit, how long handles were held off (the drain and the lock window
+ * as percentiles), the time per commit phase and the latency histogram.
  */
 int ext4_fc_info_show(struct seq_file *seq, void *v)
 {
 	struct super_block *sb = seq->private;
 	struct ext4_fc_stats *st = &EXT4_SB(sb)->s_fc_stats;
-	unsigned long per100;
+	static const char * const phases[EXT4FC_PHASES] = {
+		"choosing", "records", "data", "fc blocks",
+	};
+	unsigned long per100, blk100, n = st->fc_num_commits;
 	int i;
 
 	if (v != SEQ_START_TOKEN)
 		return 0;
-	per100 = st->fc_num_commits ?
-		st->fc_fsyncs * 100 / st->fc_num_commits : 0;
+	per100 = n ? st->fc_fsyncs * 100 / n : 0;
+	blk100 = n ? st->fc_numblks * 100 / n : 0;
 
 	seq_puts(seq, "fc stats:\n");
 	seq_printf(seq, "%lu commits\n", st->fc_num_commits);
@@ -1786,6 +1855,8 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "%lu fsyncs answered by fast commits\n", st->fc_fsyncs);
 	seq_printf(seq, "%lu.%02lu fsyncs per fast commit\n",
 		   per100 / 100, per100 % 100);
+	seq_printf(seq, "%lu.%02lu fc blocks per fast commit\n",
+		   blk100 / 100, blk100 % 100);
 	seq_printf(seq, "%lu in-inode xattr changes logged\n",
 		   st->fc_xattr_in_inode);
 	seq_printf(seq, "%lu range shifts logged\n", st->fc_shifts);
@@ -1799,6 +1870,14 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 		   div_u64(st->fc_held_off_ns, NSEC_PER_USEC));
 	seq_printf(seq, "%lluus handles held off (longest)\n",
 		   div_u64(st->fc_held_off_max_ns, NSEC_PER_USEC));
+	fc_show_windows(seq, "handles drained", st->fc_drain_ns,
+			st->fc_windows);
+	fc_show_windows(seq, "lock window", st->fc_window_ns, st->fc_windows);
+	seq_puts(seq, "time per fast commit (us):");
+	for (i = 0; i < EXT4FC_PHASES; i++)
+		seq_printf(seq, " %s %llu", phases[i],
+			   n ? div64_u64(st->fc_phase_ns[i], n * NSEC_PER_USEC) : 0);
+	seq_putc(seq, '\n');
 	seq_puts(seq, "Commit latency histogram (us):\n");
 	for (i = 0; i < EXT4FC_LAT_BUCKETS - 1; i++)
 		seq_printf(seq, "<%u:\t%u\n", 16U << i, st->fc_lat_hist[i]);

@@ -136,6 +136,18 @@ enum {
 /* Commit latency histogram: bucket i counts commits under 2^(i+4) us. */
 #define EXT4FC_LAT_BUCKETS	16
 
+/* The last fast commits whose lock windows fc_info's percentiles cover. */
+#define EXT4FC_WINDOWS		1024
+
+/* Where a fast commit's time goes (fc_info: time per commit phase). */
+enum {
+	EXT4FC_PHASE_CHOOSE,	/* freezing the queues, isolation */
+	EXT4FC_PHASE_RECORDS,	/* records into fc blocks, updates locked */
+	EXT4FC_PHASE_DATA,	/* the frozen inodes' data, written, waited */
+	EXT4FC_PHASE_BLOCKS,	/* the fc blocks, written, waited */
+	EXT4FC_PHASES
+};
+
 /*
  * What fc_info shows.  Updated under the journal's fast-commit exclusion
  * (one fast commit at a time), read without locks; only the counts of
@@ -158,10 +170,20 @@ struct ext4_fc_stats {
 	unsigned long fc_shifts_too_long;	/* ... too many extents: full */
 	unsigned long fc_dir_moves;		/* to another parent (DOTDOT) */
 	u64 s_fc_avg_commit_time;		/* ns, weighted 3:1 to the past */
-	u64 fc_held_off_ns;			/* updates locked by fast commits */
+	u64 fc_held_off_ns;			/* new handles waited: drain + window */
 	u64 fc_held_off_max_ns;			/* the longest of those */
+	u64 fc_phase_ns[EXT4FC_PHASES];		/* summed over fast commits */
 	unsigned int fc_ineligible_reason_count[EXT4_FC_REASON_MAX];
 	unsigned int fc_lat_hist[EXT4FC_LAT_BUCKETS];
+	/*
+	 * Per fast commit, the newest EXT4FC_WINDOWS in a ring (slot
+	 * fc_windows % EXT4FC_WINDOWS next): how long it waited for the
+	 * running handles to drain, and how long updates then stayed
+	 * locked (the lock window), in ns.
+	 */
+	unsigned long fc_windows;
+	u32 fc_drain_ns[EXT4FC_WINDOWS];
+	u32 fc_window_ns[EXT4FC_WINDOWS];
 };
 
 /*
