@@ -46,6 +46,15 @@
 #                             nameless), then linkat(2) to NAME
 #   remount                   remount read-only and back (the log on disk
 #                             is empty until the next full commit)
+#   hold N F                  open F (created if missing) and keep it open
+#                             across the steps that follow, as descriptor
+#                             N (1-4); the file may be unlinked meanwhile
+#   release N                 close descriptor N (the last close of an
+#                             unlinked file deletes it)
+#   evict                     drop the dentry and inode caches: inodes no
+#                             one holds leave memory (ext4_fc_del())
+#   (the power cut keeps what is held open: the descriptors are closed
+#   only after it, before the unmount)
 #   fill F                    fallocate F until the file system is full
 #   resv N                    the writer's reserved_clusters (sysfs)
 #   pause MS                  sleep MS milliseconds (threads: to order
@@ -250,9 +259,22 @@ cr_writer_opts() {
 	echo "$_o"
 }
 
+# cr_umount: close what 'hold' left open, then unmount
 cr_umount() {
 	cd / || return 1
+	exec 5<&- 6<&- 7<&- 8<&-
 	umount "$CR_MNT" 2>>"$cr_dir/log"
+}
+
+# cr_hold_fd N: the shell descriptor of 'hold N' (5-8), or fail
+cr_hold_fd() {
+	case $1 in
+	[1-4]) echo $(($1 + 4)) ;;
+	*)
+		echo "hold/release: N is 1-4, not '$1'" >&2
+		return 1
+		;;
+	esac
 }
 
 cr_log() {
@@ -457,6 +479,15 @@ cr_step() {
 	mknod) fsop mknod "$@" ;;
 	tmpfile) fsop tmpfile "$@" ;;
 	fill) echo "fill $1: $(fsop fill "$1") bytes" ;;
+	hold)
+		_fd=$(cr_hold_fd "$1") || return 2
+		eval "exec $_fd<>\"\$2\"" || return 1
+		;;
+	release)
+		_fd=$(cr_hold_fd "$1") || return 2
+		eval "exec $_fd<&-"
+		;;
+	evict) echo 3 >/proc/sys/vm/drop_caches ;;
 	resv)
 		echo "$1" >"/sys/fs/$cr_fs_writer/$cr_dev_name/reserved_clusters" ||
 			{ echo "cannot set /sys/fs/$cr_fs_writer/$cr_dev_name/reserved_clusters to $1"; return 1; }
