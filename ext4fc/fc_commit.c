@@ -1335,6 +1335,14 @@ static int fc_write_data(struct ext4_sb_info *sbi)
 	return 0;
 }
 
+/*
+ * The name records in order.  A create logs its inode first, with its
+ * block map: replay links an inode that exists.  An inode created in
+ * this epoch that has no name left (unlinked, and held open or gone) is
+ * not logged at all: replay would have no inode to give its names to,
+ * and the names it had came and went in this epoch (their records find
+ * no inode and change nothing).
+ */
 static int fc_write_names(struct fc_writer *w)
 {
 	struct ext4fc_dentry *fd;
@@ -1344,10 +1352,11 @@ static int fc_write_names(struct fc_writer *w)
 	list_for_each_entry(fd, &w->sbi->s_fc_dentry_q[FC_Q_MAIN], fd_queue) {
 		if (fd->fd_tag == EXT4_FC_TAG_CREAT &&
 		    !list_empty(&fd->fd_inode)) {
-			/* the inode first: replay links an existing inode */
 			ei = list_first_entry(&fd->fd_inode,
 					      struct ext4_inode_info,
 					      i_fc_dilist);
+			if (!ei->vfs_inode.i_nlink)
+				continue;
 			err = fc_log_inode(w, &ei->vfs_inode);
 			if (!err)
 				err = fc_log_ranges(w, &ei->vfs_inode);

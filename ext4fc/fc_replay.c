@@ -872,15 +872,21 @@ static int fc_apply_create(struct fc_walk *w, const struct fcp_rec *r)
 	bool is_dir;
 	int ret;
 
-	ret = ext4_mark_inode_used(w->sb, ino);
-	if (ret)
-		return ret;
+	/*
+	 * The inode is in use only if its INODE record set it up: one logged
+	 * without links was skipped, and marking it would leak it.
+	 */
 	ret = fc_dentry_get(w, r, &d);
 	if (ret == -ENOENT)
 		fc_skip(w, "inode %u or its directory %u unreadable", ino,
 			d.dir_ino);
 	if (ret)
 		return 0;
+	ret = ext4_mark_inode_used(w->sb, ino);
+	if (ret) {
+		fc_dentry_put(&d);
+		return ret;
+	}
 	nlink = d.inode->i_nlink;	/* as logged: linking must not add */
 	is_dir = S_ISDIR(d.inode->i_mode);
 	/*
