@@ -342,16 +342,22 @@ static __printf(2, 3) void fc_skip(struct fc_walk *w, const char *fmt, ...)
 	va_end(args);
 }
 
+/*
+ * Inode ino, NULL when there is none to change (free, deleted, or not
+ * an inode ext4 accepts), or ERR_PTR(-ENOMEM / -EIO): those are no answer
+ * about the inode, and replay must fail (fc_replay_failed()) rather than
+ * skip what the records say of it.
+ */
 static struct inode *fc_iget(struct super_block *sb, u32 ino)
 {
 	struct inode *inode = ext4_iget(sb, ino, EXT4_IGET_NORMAL);
 
-	if (IS_ERR(inode)) {
-		ext4_debug("fc replay: no inode %u (%ld)\n", ino,
-			   PTR_ERR(inode));
-		return NULL;
-	}
-	return inode;
+	if (!IS_ERR(inode))
+		return inode;
+	if (PTR_ERR(inode) == -ENOMEM || PTR_ERR(inode) == -EIO)
+		return inode;
+	ext4_debug("fc replay: no inode %u (%ld)\n", ino, PTR_ERR(inode));
+	return NULL;
 }
 
 static bool fc_extent_mapped(struct inode *inode)
@@ -369,8 +375,8 @@ static struct inode *fc_range_inode(struct fc_walk *w, u32 ino)
 {
 	struct inode *inode = fc_iget(w->sb, ino);
 
-	if (!inode)
-		return NULL;
+	if (IS_ERR_OR_NULL(inode))
+		return inode;
 	if (!fc_extent_mapped(inode)) {
 		if (!ext4_has_inline_data(inode))
 			fc_skip(w, "inode %u has no extent tree", ino);
@@ -651,6 +657,8 @@ static int fc_apply_inode(struct fc_walk *w, const struct fcp_rec *r)
 
 	/* Its blocks are counted afresh when replay settles. */
 	inode = fc_iget(sb, ino);
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
 	if (inode) {
 		if (fc_extent_mapped(inode))
 			ext4_ext_clear_bb(inode);
@@ -696,7 +704,8 @@ struct fc_dentry {
 /*
  * Decode a name record and get both inodes: 0, -ENOENT when one of them
  * is not there (an inode a later record frees: nothing to do), -ENOTDIR
- * when the directory is no directory (logged).
+ * when the directory is no directory (logged), -ENOMEM or -EIO (replay
+ * fails).  fc_dentry_skip() tells the first two from the last.
  */
 static int fc_dentry_get(struct fc_walk *w, const struct fcp_rec *r,
 			 struct fc_dentry *d)
@@ -706,17 +715,27 @@ static int fc_dentry_get(struct fc_walk *w, const struct fcp_rec *r,
 	d->name.name = r->v.de.name;
 	d->name.len = r->v.de.nlen;
 	d->inode = fc_iget(w->sb, d->ino);
+	if (IS_ERR(d->inode))
+		return PTR_ERR(d->inode);
 	if (!d->inode)
 		return -ENOENT;
 	d->dir = fc_iget(w->sb, d->dir_ino);
-	if (d->dir && S_ISDIR(d->dir->i_mode))
+	if (!IS_ERR_OR_NULL(d->dir) && S_ISDIR(d->dir->i_mode))
 		return 0;
 	iput(d->inode);
+	if (IS_ERR(d->dir))
+		return PTR_ERR(d->dir);
 	if (!d->dir)
 		return -ENOENT;
 	fc_skip(w, "inode %u is not a directory", d->dir_ino);
 	iput(d->dir);
 	return -ENOTDIR;
+}
+
+/* fc_dentry_get()'s @err: 0 to go on with the record, 1 to skip it. */
+static int fc_dentry_skip(int err)
+{
+	return err == -ENOENT || err == -ENOTDIR ? 1 : err;
 }
 
 static void fc_dentry_put(struct fc_dentry *d)
@@ -839,8 +858,9 @@ static int fc_apply_link(struct fc_walk *w, const struct fcp_rec *r)
 	struct fc_dentry d;
 	int ret;
 
-	if (fc_dentry_get(w, r, &d))
-		return 0;
+	ret = fc_dentry_skip(fc_dentry_get(w, r, &d));
+	if (ret)
+		return min(ret, 0);
 	if (S_ISDIR(d.inode->i_mode))
 		ret = fc_link_dir(w, &d);
 	else
@@ -880,8 +900,9 @@ static int fc_apply_create(struct fc_walk *w, const struct fcp_rec *r)
 	if (ret == -ENOENT)
 		fc_skip(w, "inode %u or its directory %u unreadable", ino,
 			d.dir_ino);
+	ret = fc_dentry_skip(ret);
 	if (ret)
-		return 0;
+		return min(ret, 0);
 	ret = ext4_mark_inode_used(w->sb, ino);
 	if (ret) {
 		fc_dentry_put(&d);
@@ -923,8 +944,9 @@ static int fc_apply_unlink(struct fc_walk *w, const struct fcp_rec *r)
 	struct fc_dentry d;
 	int ret;
 
-	if (fc_dentry_get(w, r, &d))
-		return 0;
+	ret = fc_dentry_skip(fc_dentry_get(w, r, &d));
+	if (ret)
+		return min(ret, 0);
 	ret = __ext4_unlink(d.dir, &d.name, d.inode, NULL);
 	if (S_ISDIR(d.inode->i_mode) && (!ret || ret == -ENOENT)) {
 		t = fc_touch(w->rs, d.ino);
@@ -958,22 +980,26 @@ static int fc_apply_dotdot(struct fc_walk *w, const struct fcp_rec *r)
 {
 	struct inode *old_dir;
 	struct fc_dentry d;
-	int ret = 0;
+	int ret;
 
-	if (fc_dentry_get(w, r, &d))
-		return 0;
+	ret = fc_dentry_skip(fc_dentry_get(w, r, &d));
+	if (ret)
+		return min(ret, 0);
 	if (!S_ISDIR(d.inode->i_mode))
 		fc_skip(w, "inode %u is not a directory", d.ino);
 	else
 		ret = ext4_fc_set_dotdot(d.inode, d.dir_ino);
 	if (ret > 0) {
 		old_dir = fc_iget(w->sb, ret);
-		if (old_dir) {
+		ret = PTR_ERR_OR_ZERO(old_dir);
+		if (old_dir && !ret) {
 			fc_count_subdir(w, old_dir, -1);
 			iput(old_dir);
 		}
-		fc_count_subdir(w, d.dir, 1);
-		ret = fc_touch(w->rs, d.ino) ? 0 : -ENOMEM;
+		if (!ret) {
+			fc_count_subdir(w, d.dir, 1);
+			ret = fc_touch(w->rs, d.ino) ? 0 : -ENOMEM;
+		}
 	}
 	fc_dentry_put(&d);
 	return ret;
@@ -1193,42 +1219,67 @@ static s64 fc_mark_tree(struct inode *inode)
  * in use and count i_blocks afresh: data, tree nodes and an external
  * xattr block.
  */
-static void fc_settle_inode(struct super_block *sb, u32 ino)
+static int fc_settle_inode(struct super_block *sb, u32 ino)
 {
 	struct inode *inode;
 	s64 blocks;
+	int err;
 
 	inode = fc_iget(sb, ino);
-	if (!inode)
-		return;
+	if (IS_ERR_OR_NULL(inode))
+		return PTR_ERR_OR_ZERO(inode);
+	err = 0;
 	if (!fc_extent_mapped(inode))
 		goto out;
-	if (fc_drop_past_eof(inode))
+	err = fc_drop_past_eof(inode);
+	if (err)
 		goto out;
 	ext4_ext_replay_shrink_inode(inode, fc_size_blocks(inode));
 	blocks = fc_mark_tree(inode);
-	if (blocks < 0)
+	if (blocks < 0) {
+		err = blocks;
 		goto out;
+	}
 	if (EXT4_I(inode)->i_file_acl)
 		blocks += EXT4_C2B(EXT4_SB(sb), 1);
 	inode->i_blocks = blocks << (sb->s_blocksize_bits - 9);
-	ext4_mark_inode_dirty(NULL, inode);
+	err = ext4_mark_inode_dirty(NULL, inode);
 out:
 	iput(inode);
+	return err;
 }
 
-/* The last step of replay, once, however it ends. */
+/*
+ * The last step of replay, once, however it ends.  An inode that cannot
+ * be settled keeps blocks it maps unmarked (an INODE record cleared
+ * them): no memory or an I/O error fail the recovery, as a record's
+ * would; anything else is said and marks the file system with errors.
+ */
 static int fc_replay_end(struct fc_walk *w)
 {
 	struct ext4_fc_replay_state *rs = w->rs;
-	int i;
+	struct ext4_sb_info *sbi = EXT4_SB(w->sb);
+	int i, err;
 
 	rs->rs_stopped = true;
 	if (rs->rs_settled)
 		return JBD2_FC_REPLAY_STOP;
 	rs->rs_settled = true;
-	for (i = 0; i < rs->rs_nr_inodes; i++)
-		fc_settle_inode(w->sb, rs->rs_inodes[i].ino);
+	for (i = 0; i < rs->rs_nr_inodes; i++) {
+		err = fc_settle_inode(w->sb, rs->rs_inodes[i].ino);
+		if (!err)
+			continue;
+		ext4_msg(w->sb, KERN_ERR,
+			 "fast commit replay: inode %u cannot be settled (%d): its blocks and i_blocks may be wrong; %s",
+			 rs->rs_inodes[i].ino, err,
+			 err == -ENOMEM || err == -EIO ?
+			 "the journal is kept for the next mount" :
+			 "the file system is marked with errors: run e2fsck");
+		if (err == -ENOMEM || err == -EIO)
+			return err;
+		sbi->s_mount_state |= EXT4_ERROR_FS;
+		sbi->s_es->s_state |= cpu_to_le16(EXT4_ERROR_FS);
+	}
 	ext4_msg(w->sb, KERN_INFO,
 		 "fast commit replay: tid %u: %d of %d records applied, %d inode(s) changed",
 		 w->tid, rs->rs_tags_done, rs->rs_tags_valid, rs->rs_nr_inodes);
