@@ -41,6 +41,16 @@ function section(t, intro, h, r) {
 function inpct(k) {
 	return fast[k] + inel[k] > 0 ? sprintf("%.1f", inel[k] * 100 / (fast[k] + inel[k])) : ""
 }
+# winrow(K, WHAT, W): the fc_info line "... (us, last N): p50 A p99 B max C"
+# split into W; sums the p50 and p99 of the runs, keeps the largest max
+function winrow(k, what, w,    e) {
+	for (e = 1; e in w; e++) {
+		if (w[e] == "p50") win[k, what, "p50"] += w[e + 1]
+		if (w[e] == "p99") win[k, what, "p99"] += w[e + 1]
+		if (w[e] == "max" && w[e + 1] + 0 > win[k, what, "max"]) win[k, what, "max"] = w[e + 1] + 0
+	}
+	nwin[k, what]++
+}
 function ratio(a, b) { return (a != "" && b != "" && b > 0) ? sprintf("%.3f", a / b) : "" }
 # overlap K1 K2: the min..max ranges of two configurations overlap.
 function overlap(k1, k2) { return n[k1] > 1 && n[k2] > 1 && lo[k1] <= hi[k2] && lo[k2] <= hi[k1] }
@@ -97,6 +107,14 @@ NR == 1 { next }
 			else if (w[2] == "background") bgc[k] += w[1]
 			else if (w[2] == "fsyncs" && w[3] == "answered") ans[k] += w[1]
 			else if (w[2] == "isolated") iso[k] += w[1]
+			else if (w[2] == "fc" && w[3] == "blocks" && w[4] == "per") { fcbpc[k] += w[1]; nfcbpc[k]++ }
+			else if (w[1] == "handles" && w[2] == "drained") winrow(k, "drain", w)
+			else if (w[1] == "lock" && w[2] == "window") winrow(k, "window", w)
+			else if (w[1] == "time" && w[2] == "per" && w[4] == "commit") {
+				# choosing A records B data C fc blocks D
+				ph[k, "choose"] += w[7]; ph[k, "records"] += w[9]
+				ph[k, "data"] += w[11]; ph[k, "blocks"] += w[14]; nph[k]++
+			}
 		}
 		close(f)
 	}
@@ -324,6 +342,30 @@ END {
 				new && fcc[k] ? sprintf("%.2f", ans[k] / fcc[k]) : "-",
 				new && fs[k] ? sprintf("%.1f", afull[k] * 10000 / fs[k]) : "-",
 				new ? sprintf("%.1f", bgc[k] / n[k]) : "-", iso[k] / n[k] >out_md
+		}
+	}
+
+	hdr = 0
+	for (i = 1; i <= ncells; i++) {
+		for (a = 1; a <= nfcc; a++) {
+			k = cells[i] SUBSEP FCC[a]
+			if (!n[k] || !nwin[k, "window"])
+				continue
+			if (!hdr++)
+				section("Lock windows and commit phases (ext4fc)",
+					"From fc_info after each run (issue 32).  Per claim of the journal: how long new handles waited for the running ones to drain, and how long updates then stayed locked (the lock window); p50 and p99 are the means of those of the runs (each over its last 1,024 claims), max the largest.  Per fast commit, in us: freezing the queues (choosing), writing the records into fc blocks (updates locked), the data of the frozen inodes, and the I/O of the fc blocks.  fc blocks per fast commit.",
+					"| device | workload | config | drain p50 | drain p99 | drain max | window p50 | window p99 | window max | choosing | records | data | fc blocks | fc blocks / fast commit |",
+					"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+			split(cells[i], dw, SUBSEP)
+			nd = nwin[k, "drain"]; nwd = nwin[k, "window"]; np1 = nph[k]
+			printf "| %s | %s | %s | %.0f | %.0f | %d | %.0f | %.0f | %d | %s | %s | %s | %s | %s |\n", dw[1], dw[2], FCC[a],
+				nd ? win[k, "drain", "p50"] / nd : 0, nd ? win[k, "drain", "p99"] / nd : 0, win[k, "drain", "max"],
+				win[k, "window", "p50"] / nwd, win[k, "window", "p99"] / nwd, win[k, "window", "max"],
+				np1 ? sprintf("%.0f", ph[k, "choose"] / np1) : "-",
+				np1 ? sprintf("%.0f", ph[k, "records"] / np1) : "-",
+				np1 ? sprintf("%.0f", ph[k, "data"] / np1) : "-",
+				np1 ? sprintf("%.0f", ph[k, "blocks"] / np1) : "-",
+				nfcbpc[k] ? sprintf("%.2f", fcbpc[k] / nfcbpc[k]) : "-" >out_md
 		}
 	}
 
