@@ -46,7 +46,9 @@ Options:
                   fsmark-1t,fsmark-4t,fsmark-8t,dbench-2,dbench-10,
                   varmail,fsynclat,fsynclat+writer,interfere,
                   fsmark-sec,fsmark-sec512 (files that get a default ACL
-                  and a security.selinux label: 256- and 512-byte inodes)
+                  and a security.selinux label: 256- and 512-byte inodes),
+                  randw-4,randw-16 (4 or 16 random 4 KiB writes into a
+                  preallocated file, then fdatasync)
   --peers L       comma-separated peers for the fsync-heavy small-file
                   workloads: ext4fc+iso,xfs,btrfs (default for quick and
                   full), a subset, or none (default for smoke)
@@ -107,17 +109,21 @@ done
 #   varmail THREADS NFILES LOOPS       (tests/src/varmail.c)
 #   fsynclat COUNT BYTES INTERVAL_US WRITER_MIB   (tests/src/fsynclat.c)
 #   interfere SECONDS                  (tests/src/interfere.c)
+#   randw N SECONDS MIB                (tests/src/randw.c: N random 4 KiB
+#                                      writes into a preallocated file of
+#                                      MIB MiB, then fdatasync)
 #   fsmarksec THREADS FILES_PER_THREAD INODE_SIZE   (tests/src/fsmarksec.c;
 #                                      mkfs.ext4 -I INODE_SIZE)
 declare -A wl=()
 order=(fsmark-1t fsmark-4t fsmark-8t dbench-2 dbench-10 varmail fsynclat fsynclat+writer interfere
-	fsmark-sec fsmark-sec512)
+	fsmark-sec fsmark-sec512 randw-4 randw-16)
 case $profile in
 smoke)
 	def_reps=1 def_tmo=600
 	wl=([fsmark-4t]="fsmark 4 20" [dbench-2]="dbench 2 2"
 		[varmail]="varmail 4 200 40" [fsynclat+writer]="fsynclat 30 4096 1000 16"
-		[interfere]="interfere 2" [fsmark-sec512]="fsmarksec 4 10 512")
+		[interfere]="interfere 2" [fsmark-sec512]="fsmarksec 4 10 512"
+		[randw-4]="randw 4 2 64")
 	# The throttled disk only for one workload: enough to exercise it.
 	smoke_iops=fsmark-4t
 	;;
@@ -129,7 +135,8 @@ quick)
 		[fsynclat]="fsynclat 300 4096 1000 0"
 		[fsynclat+writer]="fsynclat 300 4096 1000 128"
 		[interfere]="interfere 10"
-		[fsmark-sec]="fsmarksec 4 200 256" [fsmark-sec512]="fsmarksec 4 200 512")
+		[fsmark-sec]="fsmarksec 4 200 256" [fsmark-sec512]="fsmarksec 4 200 512"
+		[randw-4]="randw 4 10 64" [randw-16]="randw 16 10 256")
 	;;
 full)
 	def_reps=4 def_tmo=7200
@@ -139,7 +146,8 @@ full)
 		[fsynclat]="fsynclat 1000 4096 1000 0"
 		[fsynclat+writer]="fsynclat 1000 4096 1000 256"
 		[interfere]="interfere 30"
-		[fsmark-sec]="fsmarksec 4 500 256" [fsmark-sec512]="fsmarksec 4 500 512")
+		[fsmark-sec]="fsmarksec 4 500 256" [fsmark-sec512]="fsmarksec 4 500 512"
+		[randw-4]="randw 4 30 64" [randw-16]="randw 16 30 256")
 	;;
 *) die "--profile wants smoke, quick or full, not '$profile'" ;;
 esac
@@ -208,7 +216,7 @@ initramfs=$top/build/initramfs.cpio.gz
 [[ -r $initramfs ]] || die "$initramfs not found: run 'make'"
 # listed once: grep -q in the pipe would make zcat die of SIGPIPE (pipefail)
 listing=$(zcat "$initramfs" | cpio -it --quiet 2>/dev/null)
-for b in fs_mark dbench varmail fsynclat interfere fsmarksec "${mkfs_peers[@]}"; do
+for b in fs_mark dbench varmail fsynclat interfere fsmarksec randw "${mkfs_peers[@]}"; do
 	grep -q "/$b\$" <<<"$listing" ||
 		die "$b is not in build/initramfs.cpio.gz: run 'make' (after 'make deps')"
 done
