@@ -22,11 +22,16 @@
  *     inode (i_fc_dilist), so the commit can log that inode before its
  *     name and an inode evicted before any commit takes its create along;
  *   - an inode is queued the first time a handle dirties it in the epoch,
- *     with the union of the logical blocks whose mapping changed
- *     (i_fc_lblk_start/len, under i_fc_lock).  The mapping itself is read
- *     back from the extent tree at commit time, so the range only has to
- *     be a superset.  Directories are never queued: their changes are the
- *     name operations.
+ *     with the logical blocks whose mapping changed, as up to
+ *     EXT4FC_RANGES disjoint ranges (i_fc_ranges, sorted, under
+ *     i_fc_lock): a new range merges with those it overlaps or touches,
+ *     and when there are too many the two nearest become one, gap
+ *     included (fc_add_range()).  The mapping itself is read back from
+ *     the extent tree at commit time, so the ranges only have to cover
+ *     every change: a commit logs the extents and holes inside them and
+ *     nothing between them, so sparse random writes into a big file log
+ *     about one record each.  Directories are never queued: their
+ *     changes are the name operations.
  *
  *   New entries go to the FC_Q_MAIN generation, unless a commit (fast or
  *   full) owns the journal: then they go to FC_Q_STAGING, and the cleanup
@@ -238,8 +243,46 @@ static void fc_promote_staging(struct ext4_sb_info *sbi)
 
 static void fc_forget_range(struct ext4_inode_info *ei)
 {
-	ei->i_fc_lblk_start = 0;
-	ei->i_fc_lblk_len = 0;
+	ei->i_fc_nranges = 0;
+}
+
+/*
+ * Add [@start, @end] to @ei's ranges (see "What is tracked"): it takes in
+ * every range it overlaps or touches, goes in at its place in the order,
+ * and if that makes one too many, the two with the smallest gap between
+ * them become one.  i_fc_lock held.
+ */
+static void fc_add_range(struct ext4_inode_info *ei, ext4_lblk_t start,
+			 ext4_lblk_t end)
+{
+	struct ext4fc_range r[EXT4FC_RANGES + 1];
+	unsigned int i, n = 0, best = 0;
+
+	for (i = 0; i < ei->i_fc_nranges; i++) {
+		const struct ext4fc_range *o = &ei->i_fc_ranges[i];
+
+		if ((u64)o->end + 1 < start || (u64)end + 1 < o->start) {
+			r[n++] = *o;	/* apart: keep it */
+			continue;
+		}
+		start = min(start, o->start);
+		end = max(end, o->end);
+	}
+	for (i = n; i > 0 && r[i - 1].start > start; i--)
+		r[i] = r[i - 1];
+	r[i] = (struct ext4fc_range) { .start = start, .end = end };
+	n++;
+	if (n > EXT4FC_RANGES) {
+		for (i = 1; i + 1 < n; i++)
+			if (r[i + 1].start - r[i].end < r[best + 1].start - r[best].end)
+				best = i;
+		r[best].end = r[best + 1].end;
+		for (i = best + 1; i + 1 < n; i++)
+			r[i] = r[i + 1];
+		n--;
+	}
+	memcpy(ei->i_fc_ranges, r, n * sizeof(*r));
+	ei->i_fc_nranges = n;
 }
 
 /*
@@ -672,7 +715,6 @@ void ext4_fc_track_range(handle_t *handle, struct inode *inode,
 			 ext4_lblk_t start, ext4_lblk_t end)
 {
 	struct ext4_inode_info *ei = EXT4_I(inode);
-	ext4_lblk_t last;
 	int ret = 0;
 
 	if (!fc_tracks_inode(handle, inode))
@@ -694,17 +736,11 @@ void ext4_fc_track_range(handle_t *handle, struct inode *inode,
 
 	mutex_lock(&ei->i_fc_lock);
 	fc_enter_tid(ei, handle->h_transaction->t_tid);
-	if (inode->i_ino < EXT4_FIRST_INO(inode->i_sb)) {
+	if (inode->i_ino < EXT4_FIRST_INO(inode->i_sb))
 		/* reserved inodes: logged whole, never by range */
 		ret = -ECANCELED;
-	} else if (ei->i_fc_lblk_len == 0) {
-		ei->i_fc_lblk_start = start;
-		ei->i_fc_lblk_len = end - start + 1;
-	} else {
-		last = max(ei->i_fc_lblk_start + ei->i_fc_lblk_len - 1, end);
-		ei->i_fc_lblk_start = min(ei->i_fc_lblk_start, start);
-		ei->i_fc_lblk_len = last - ei->i_fc_lblk_start + 1;
-	}
+	else
+		fc_add_range(ei, start, end);
 	mutex_unlock(&ei->i_fc_lock);
 	fc_queue_inode(inode);
 	trace_ext4_fc_track_range(handle, inode, start, end, ret);
@@ -1101,25 +1137,12 @@ static int fc_log_hole(struct fc_writer *w, struct inode *inode,
 	return fc_log(w, EXT4_FC_TAG_DEL_RANGE, &del, sizeof(del));
 }
 
-/*
- * ADD_RANGE / DEL_RANGE for the tracked range, as the extent map has it
- * now.  The range is taken (and emptied) under i_fc_lock.
- */
-static int fc_log_ranges(struct fc_writer *w, struct inode *inode)
+/* ADD_RANGE / DEL_RANGE for [@next, @last], as the extent map has it now. */
+static int fc_log_range(struct fc_writer *w, struct inode *inode,
+			ext4_lblk_t next, ext4_lblk_t last)
 {
-	struct ext4_inode_info *ei = EXT4_I(inode);
 	struct ext4_map_blocks map;
-	ext4_lblk_t next, last;
 	int ret;
-
-	mutex_lock(&ei->i_fc_lock);
-	next = ei->i_fc_lblk_start;
-	last = next + ei->i_fc_lblk_len - 1;
-	ret = ei->i_fc_lblk_len;
-	ei->i_fc_lblk_len = 0;
-	mutex_unlock(&ei->i_fc_lock);
-	if (!ret)
-		return 0;
 
 	while (next <= last) {
 		map.m_lblk = next;
@@ -1143,6 +1166,27 @@ static int fc_log_ranges(struct fc_writer *w, struct inode *inode)
 		next += map.m_len;
 	}
 	return 0;
+}
+
+/*
+ * The records of every tracked range of @inode; the ranges are taken (and
+ * emptied) under i_fc_lock.
+ */
+static int fc_log_ranges(struct fc_writer *w, struct inode *inode)
+{
+	struct ext4_inode_info *ei = EXT4_I(inode);
+	struct ext4fc_range r[EXT4FC_RANGES];
+	unsigned int i, n;
+	int ret = 0;
+
+	mutex_lock(&ei->i_fc_lock);
+	n = ei->i_fc_nranges;
+	memcpy(r, ei->i_fc_ranges, n * sizeof(*r));
+	ei->i_fc_nranges = 0;
+	mutex_unlock(&ei->i_fc_lock);
+	for (i = 0; i < n && !ret; i++)
+		ret = fc_log_range(w, inode, r[i].start, r[i].end);
+	return ret;
 }
 
 /*

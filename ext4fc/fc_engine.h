@@ -136,6 +136,18 @@ enum {
 /* Commit latency histogram: bucket i counts commits under 2^(i+4) us. */
 #define EXT4FC_LAT_BUCKETS	16
 
+/*
+ * An inode remembers the logical blocks whose mapping changed since the
+ * last commit as at most EXT4FC_RANGES disjoint ranges [start, end]
+ * (struct ext4_inode_info's i_fc_ranges, fc_commit.c).
+ */
+#define EXT4FC_RANGES		16
+
+struct ext4fc_range {
+	ext4_lblk_t start;
+	ext4_lblk_t end;	/* inclusive */
+};
+
 /* The last fast commits whose lock windows fc_info's percentiles cover. */
 #define EXT4FC_WINDOWS		1024
 
