@@ -258,6 +258,8 @@ static void fc_add_range(struct ext4_inode_info *ei, ext4_lblk_t start,
 	struct ext4fc_range r[EXT4FC_RANGES + 1];
 	unsigned int i, n = 0, best = 0;
 
+	if (start > end)
+		return;		/* a punch inside one block: no block changed */
 	for (i = 0; i < ei->i_fc_nranges; i++) {
 		const struct ext4fc_range *o = &ei->i_fc_ranges[i];
 
@@ -1477,7 +1479,8 @@ static int fc_snapshot(struct fc_writer *w)
 }
 
 /*
- * Step 4, updates unlocked: the data, then the fc blocks.  The block
+ * Step 4, updates unlocked: the data, then the fc blocks, all waited for
+ * (the commit's time per phase is counted here too).  The block
  * holding the tail goes last, with preflush+FUA, once the others have
  * completed: its flush covers only completed writes (the data's and the
  * other fc blocks'), its FUA the tail itself.  A commit torn after fsync
