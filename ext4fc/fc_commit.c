@@ -121,10 +121,11 @@
  *      new one.
  *   4. Write and wait for the frozen inodes' data (ordered mode: the
  *      blocks the new extents point at must be on disk before the records
- *      that point at them), then send the fc blocks.  Only the block
- *      holding the tail is written with preflush+FUA, after the data and
- *      the commit's earlier blocks have completed: its flush makes them
- *      durable, its FUA the tail itself.
+ *      that point at them), then send the fc blocks as one write with
+ *      preflush+FUA: its flush makes the data durable, its FUA the
+ *      blocks, so a commit of any size is one round trip.  (If the
+ *      blocks are not contiguous on disk, the tail's block goes alone
+ *      with preflush+FUA once the others have completed.)
  *   5. Wait for the fc buffers, jbd2_fc_end_commit(); the cleanup callback
  *      empties MAIN (keeping inodes marked for requeue) and promotes
  *      STAGING.
@@ -909,14 +910,8 @@ static void fc_close_block(struct fc_writer *w)
 	w->sbi->s_fc_bh = NULL;
 }
 
-/* Send a block; the last block of a commit orders the rest. */
-static void fc_write_block(struct fc_writer *w, struct buffer_head *bh,
-			   bool last)
+static void fc_write_block(struct buffer_head *bh, blk_opf_t opf)
 {
-	blk_opf_t opf = REQ_OP_WRITE | JBD2_JOURNAL_REQ_FLAGS;
-
-	if (last && test_opt(w->sb, BARRIER))
-		opf |= REQ_PREFLUSH | REQ_FUA;
 	lock_buffer(bh);
 	set_buffer_dirty(bh);
 	set_buffer_uptodate(bh);
@@ -1478,18 +1473,75 @@ static int fc_snapshot(struct fc_writer *w)
 	return err;
 }
 
+static void fc_end_bio(struct bio *bio)
+{
+	struct buffer_head *bh = bio->bi_private, *next;
+
+	for (; bh; bh = next) {
+		next = bh->b_private;
+		bh->b_private = NULL;
+		fc_end_io(bh, !bio->bi_status);
+	}
+	bio_put(bio);
+}
+
+/*
+ * Send all the commit's blocks as one write with @opf, if they are
+ * contiguous on the log's device (they are unless the journal's blocks
+ * are fragmented inside the area).  Returns false, having sent nothing,
+ * if they are not.
+ */
+static bool fc_write_run(struct fc_writer *w, blk_opf_t opf)
+{
+	struct buffer_head *bh, *next, *prev = NULL;
+	struct bio *bio;
+
+	if (w->blocks > BIO_MAX_VECS)
+		return false;
+	/* w->closed runs from the newest block to the oldest */
+	for (bh = w->closed; bh->b_private; bh = bh->b_private) {
+		next = bh->b_private;
+		if (next->b_blocknr + 1 != bh->b_blocknr ||
+		    next->b_bdev != bh->b_bdev)
+			return false;
+	}
+	for (bh = w->closed; bh; bh = next) {
+		next = bh->b_private;
+		bh->b_private = prev;
+		prev = bh;
+	}
+	w->closed = NULL;
+
+	bio = bio_alloc(prev->b_bdev, w->blocks, opf, GFP_NOIO);
+	bio->bi_iter.bi_sector = prev->b_blocknr * (prev->b_size >> 9);
+	bio->bi_end_io = fc_end_bio;
+	bio->bi_private = prev;
+	for (bh = prev; bh; bh = bh->b_private) {
+		lock_buffer(bh);
+		set_buffer_dirty(bh);
+		set_buffer_uptodate(bh);
+		__bio_add_page(bio, bh->b_page, bh->b_size, bh_offset(bh));
+	}
+	submit_bio(bio);
+	return true;
+}
+
 /*
  * Step 4, updates unlocked: the data, then the fc blocks, all waited for
- * (the commit's time per phase is counted here too).  The block
- * holding the tail goes last, with preflush+FUA, once the others have
- * completed: its flush covers only completed writes (the data's and the
- * other fc blocks'), its FUA the tail itself.  A commit torn after fsync
- * returned would fail its crc and take the whole commit with it.
+ * (the commit's time per phase is counted here too).  The fc blocks go
+ * as one write with preflush+FUA, after the data has completed: its
+ * flush covers the data, its FUA every block of the commit, so a commit
+ * takes one round trip whatever its size.  Only if the blocks are not
+ * contiguous on disk does the block holding the tail go on its own,
+ * once the others have completed (a flush covers only completed
+ * writes).  A commit torn after fsync returned would fail its crc and
+ * take the whole commit with it.
  */
 static int fc_send(struct fc_writer *w)
 {
 	journal_t *journal = w->journal;
 	struct buffer_head *tail = w->closed, *bh, *next;
+	blk_opf_t plain = REQ_OP_WRITE | JBD2_JOURNAL_REQ_FLAGS, opf = plain;
 	ktime_t t0 = ktime_get();
 	struct blk_plug plug;
 	int err;
@@ -1502,11 +1554,15 @@ static int fc_send(struct fc_writer *w)
 		blkdev_issue_flush(journal->j_fs_dev);
 	fc_phase_end(w, EXT4FC_PHASE_DATA, &t0);
 
+	if (test_opt(w->sb, BARRIER))
+		opf |= REQ_PREFLUSH | REQ_FUA;
+	if (fc_write_run(w, opf))
+		goto wait;
 	blk_start_plug(&plug);
 	for (bh = tail->b_private; bh; bh = next) {
 		next = bh->b_private;
 		bh->b_private = NULL;
-		fc_write_block(w, bh, false);
+		fc_write_block(bh, plain);
 	}
 	blk_finish_plug(&plug);
 	tail->b_private = NULL;
@@ -1514,7 +1570,8 @@ static int fc_send(struct fc_writer *w)
 	err = jbd2_fc_wait_sent(journal, w->blocks - 1);
 	if (err)
 		return err;
-	fc_write_block(w, tail, true);
+	fc_write_block(tail, opf);
+wait:
 	err = jbd2_fc_wait_bufs(journal, w->blocks);
 	fc_phase_end(w, EXT4FC_PHASE_BLOCKS, &t0);
 	return err;
