@@ -1224,9 +1224,17 @@ cr_run_logwrites() {
 	fi
 	dmctl message "$cr_dm" mark start
 	cr_markdev=$cr_dm
-	# the rest of the workload, continuing the manifest
+	# the rest of the workload, continuing the manifest, with the case's
+	# knobs (cr_workload set them for the setup only)
 	_k0=$cr_k
-	cr_workload_continue "$_ops" || { cr_umount; cr_result fail "$cr_why"; return; }
+	cr_knobs "$cr_wl" || { cr_umount; cr_result fail "$cr_why"; return; }
+	if ! cr_workload_continue "$_ops"; then
+		cr_knobs ""
+		cr_umount
+		cr_result fail "$cr_why"
+		return
+	fi
+	cr_knobs ""
 	cr_fc_expect || { cr_umount; cr_result fail "$cr_why"; return; }
 	dmctl message "$cr_dm" mark end
 	cr_markdev=
