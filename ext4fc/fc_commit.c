@@ -147,10 +147,14 @@
  *   find it covers them (s_fc_covered, or with fsync_isolation the number
  *   of the last commit that logged their file, i_fc_snap) and return.
  *   A full commit's cleanup also drops from STAGING what it carried.
+ *   With fc_batch_max_us (module parameter, 0: off) the fsyncs of
+ *   several threads also wait for each other: a batching window as long
+ *   as an average fast commit, opened by the fsync of a thread other than
+ *   the last one to commit (fc_batch()).
  *
  * fc_info (/proc/fs/ext4fc/DEV/fc_info) counts the outcomes, the reasons,
  * the blocks written (and per fast commit), the fsyncs the fast commits
- * answered, the time per commit phase (choosing, records, data, fc
+ * answered, the batching windows and the fsyncs that waited in them, the time per commit phase (choosing, records, data, fc
  * blocks), the full
  * commits the area made (synchronous ones it forced, background ones
  * started early), the in-inode xattr changes and range shifts logged,
@@ -208,6 +212,15 @@ static unsigned int fc_full_commit_at = 75;
 module_param(fc_full_commit_at, uint, 0644);
 MODULE_PARM_DESC(fc_full_commit_at,
 		 "start a full commit once fast commits fill this percentage of the fast-commit area (0: never)");
+
+/*
+ * The longest batching window (fc_batch()) in microseconds; a window
+ * lasts as long as an average fast commit, up to this.  0: no windows.
+ */
+static unsigned int fc_batch_max_us;
+module_param(fc_batch_max_us, uint, 0644);
+MODULE_PARM_DESC(fc_batch_max_us,
+		 "group commit: fsyncs of other threads wait up to this long (us) to share a fast commit (0: never)");
 
 /* Outcome of one ext4_fc_commit() call, for the statistics. */
 enum fc_outcome {
@@ -1645,11 +1658,57 @@ static bool fc_covered(struct ext4_sb_info *sbi, struct inode *inode,
 }
 
 /*
+ * Group commit for fsyncs of several threads.  The fsync of another
+ * thread than the last one that committed opens a window as long as an
+ * average fast commit (at most fc_batch_max_us; none before the first
+ * fast commit), unless a commit is on its way (then it waits for that one anyway); an fsync that comes while
+ * a window is open sleeps until it closes.  Each then commits as usual:
+ * the first to claim the journal takes one snapshot for all of them, and
+ * the others find their changes in it.  One thread fsyncing alone never
+ * waits.
+ */
+static void fc_batch(struct super_block *sb)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(sb);
+	struct ext4fc_batch *b = &sbi->s_fc_batch;
+	struct ext4_fc_stats *st = &sbi->s_fc_stats;
+	u64 max_ns = (u64)READ_ONCE(fc_batch_max_us) * NSEC_PER_USEC;
+	ktime_t now = ktime_get(), end;
+	u64 len = min(st->s_fc_avg_commit_time, max_ns);
+	bool alone;
+
+	if (!len)
+		return;
+	spin_lock(&sbi->s_fc_lock);
+	end = b->end;
+	alone = b->last == current->pid;
+	b->last = current->pid;
+	if (!ktime_before(now, end)) {
+		if (alone || READ_ONCE(sbi->s_journal->j_flags) &
+		    (JBD2_FAST_COMMIT_ONGOING | JBD2_FULL_COMMIT_ONGOING)) {
+			spin_unlock(&sbi->s_fc_lock);
+			return;
+		}
+		end = ktime_add_ns(now, len);
+		b->end = end;
+		st->fc_batch_windows++;
+	}
+	st->fc_batch_waits++;
+	spin_unlock(&sbi->s_fc_lock);
+
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	schedule_hrtimeout(&end, HRTIMER_MODE_ABS);
+	st->fc_batch_ns += ktime_to_ns(ktime_sub(ktime_get(), now));
+}
+
+/*
  * Make transaction @tid's changes durable, by a fast commit when
  * possible, else by a full one; with @fsynced (fsync_isolation) only
  * what that file needs has to be, and the fast commit takes no more.
+ * An @fsync may wait in a batching window first (fc_batch()).
  */
-static int fc_commit(journal_t *journal, tid_t tid, struct inode *fsynced)
+static int fc_commit(journal_t *journal, tid_t tid, struct inode *fsynced,
+		     bool fsync)
 {
 	struct super_block *sb = journal->j_private;
 	struct ext4_sb_info *sbi = EXT4_SB(sb);
@@ -1669,6 +1728,8 @@ static int fc_commit(journal_t *journal, tid_t tid, struct inode *fsynced)
 
 	if (!test_opt2(sb, JOURNAL_FAST_COMMIT))
 		return jbd2_complete_transaction(journal, tid);
+	if (fsync)
+		fc_batch(sb);
 
 	trace_ext4_fc_commit_start(sb, tid);
 	start = ktime_get();
@@ -1740,7 +1801,7 @@ full:
 /* A commit of everything queued (ext4's own callers). */
 int ext4_fc_commit(journal_t *journal, tid_t tid)
 {
-	return fc_commit(journal, tid, NULL);
+	return fc_commit(journal, tid, NULL, false);
 }
 
 /*
@@ -1756,9 +1817,9 @@ int ext4_fc_fsync(struct inode *inode, tid_t tid)
 	int ret;
 
 	if (!test_opt2(inode->i_sb, FSYNC_ISOLATION) || S_ISDIR(inode->i_mode))
-		return fc_commit(journal, tid, NULL);
+		return fc_commit(journal, tid, NULL, true);
 	ext4_set_inode_state(inode, EXT4_STATE_FC_FSYNC);
-	ret = fc_commit(journal, tid, inode);
+	ret = fc_commit(journal, tid, inode, true);
 	ext4_clear_inode_state(inode, EXT4_STATE_FC_FSYNC);
 	return ret;
 }
@@ -1866,6 +1927,7 @@ void ext4_fc_init_sb(struct super_block *sb)
 	sbi->s_fc_ineligible_tid = 0;
 	ext4_clear_mount_flag(sb, EXT4_MF_FC_INELIGIBLE);
 	memset(&sbi->s_fc_stats, 0, sizeof(sbi->s_fc_stats));
+	memset(&sbi->s_fc_batch, 0, sizeof(sbi->s_fc_batch));
 	memset(&sbi->s_fc_replay_state, 0, sizeof(sbi->s_fc_replay_state));
 }
 
@@ -1968,6 +2030,9 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "%lu fsyncs answered by fast commits\n", st->fc_fsyncs);
 	seq_printf(seq, "%lu.%02lu fsyncs per fast commit\n",
 		   per100 / 100, per100 % 100);
+	seq_printf(seq, "%lu batching windows, %lu fsyncs waited in them, %lluus in total\n",
+		   st->fc_batch_windows, st->fc_batch_waits,
+		   div_u64(st->fc_batch_ns, NSEC_PER_USEC));
 	seq_printf(seq, "%lu.%02lu fc blocks per fast commit\n",
 		   blk100 / 100, blk100 % 100);
 	seq_printf(seq, "%lu in-inode xattr changes logged\n",

@@ -161,10 +161,21 @@ enum {
 };
 
 /*
+ * Group commit across threads (fc_batch()): the fsync of a thread other
+ * than the last one to commit opens a batching window, and fsyncs that
+ * come while it is open sleep until it closes, so that one snapshot
+ * takes them all.  Under s_fc_lock.
+ */
+struct ext4fc_batch {
+	pid_t last;		/* thread of the last fsync that committed */
+	ktime_t end;		/* the open window closes then */
+};
+
+/*
  * What fc_info shows.  Updated under the journal's fast-commit exclusion
  * (one fast commit at a time), read without locks; only the counts of
- * fsyncs another commit covered are bumped outside it (a lost bump is a
- * wrong count, nothing more).
+ * fsyncs another commit covered and the batching waits are bumped outside
+ * it (a lost bump is a wrong count, nothing more).
  */
 struct ext4_fc_stats {
 	unsigned long fc_num_commits;		/* fast commits that made it */
@@ -181,6 +192,9 @@ struct ext4_fc_stats {
 	unsigned long fc_shifts;		/* collapse/insert range logged */
 	unsigned long fc_shifts_too_long;	/* ... too many extents: full */
 	unsigned long fc_dir_moves;		/* to another parent (DOTDOT) */
+	unsigned long fc_batch_windows;		/* batching windows opened */
+	unsigned long fc_batch_waits;		/* fsyncs that slept in one */
+	u64 fc_batch_ns;			/* how long they slept, summed */
 	u64 s_fc_avg_commit_time;		/* ns, weighted 3:1 to the past */
 	u64 fc_held_off_ns;			/* new handles waited: drain + window */
 	u64 fc_held_off_max_ns;			/* the longest of those */

@@ -20,6 +20,10 @@
 #                             fast commit that leaves the area PCT % full
 #                             starts a full commit; 0 never (cases that
 #                             fill the area); a stock writer has none
+#   fcbatch US                the writer ext4fc's fc_batch_max_us: fsyncs
+#                             of several threads wait for each other in a
+#                             batching window as long as an average fast
+#                             commit, at most US; a stock writer has none
 #   isolate                   the writer ext4fc mounts with fsync_isolation
 #                             (an fsync commits its file and what that
 #                             depends on); a stock writer has no such
@@ -78,7 +82,10 @@
 #                             isolated N [REASON] (fast commits, at least
 #                             one that left queued inodes behind for
 #                             fsync_isolation, exactly N ineligible ones,
-#                             none failed; REASON, if given, counted)
+#                             none failed; REASON, if given, counted),
+#                             batched (fast commits, a batching window
+#                             two fsyncs or more waited in, one answered
+#                             by another's commit; fcbatch)
 #   fcarea full               at the power cut the last valid fast commit
 #                             ends in the area's last block (fcdump of the
 #                             crashed image; not a full area: the case
@@ -134,7 +141,7 @@
 # The lines of a workload that say something about the case, not a step
 # to run (see the top): every reader of a workload skips them.  In awk:
 # caseline(word) after "$CR_AWK_CASELINE", with -v cw="$CR_CASE_WORDS".
-CR_CASE_WORDS="bs fc fcsize mkfs mount methods fcarea replay-error recover fcdelay fcfullat isolate dirmoves"
+CR_CASE_WORDS="bs fc fcsize mkfs mount methods fcarea replay-error recover fcdelay fcfullat fcbatch isolate dirmoves"
 CR_AWK_CASELINE='function caseline(v) { return v ~ /^#/ || v == "=" || v ~ /^fc\./ || index(" " cw " ", " " v " ") > 0 }'
 
 CR_REGION_SECTORS=65536		# 32 MiB per file system
@@ -531,10 +538,12 @@ cr_workload() {
 }
 
 # cr_knobs WORKLOAD: set the writer's module parameters the case names
-# (fcdelay, fcfullat: see the top); cr_knobs "": all back as loaded.
+# (fcdelay, fcfullat, fcbatch: see the top); cr_knobs "": all back as
+# loaded.
 cr_knobs() {
 	cr_knob fcdelay fc_debug_send_delay_ms "$1" &&
-		cr_knob fcfullat fc_full_commit_at "$1"
+		cr_knob fcfullat fc_full_commit_at "$1" &&
+		cr_knob fcbatch fc_batch_max_us "$1"
 }
 
 # cr_knob STEP PARAM WORKLOAD: one of them.  The value the module was
@@ -734,9 +743,10 @@ cr_fc_expect() {
 	[ -s "$cr_dir/fc_info.before" ] || return 0
 	_msg=$(awk -F'\t' -v writer="$cr_fs_writer" '
 	FILENAME == ARGV[1] { split($0, w, " "); if (w[1] == "fc" || w[1] == "fc." writer) { n++; want[n] = $0; sub(/^fc(\.[a-z0-9]+)? +/, "", want[n]) }; next }
-	function key(w) { return w[2] == "commits" || w[2] == "ineligible" || w[2] == "failed" || w[2] == "area" || w[2] == "background" || w[2] == "isolated" }
-	FILENAME == ARGV[2] { split($0, w, " "); if (key(w)) b[w[2]] = w[1]; else if ($1 ~ /^"/) b[$1] = $2; next }
-	{ split($0, w, " "); if (key(w)) a[w[2]] = w[1]; else if ($1 ~ /^"/) a[$1] = $2 }
+	function key(w) { return w[2] == "commits" || w[2] == "ineligible" || w[2] == "failed" || w[2] == "area" || w[2] == "background" || w[2] == "isolated" || w[2] == "skipped" || w[2] == "batching" }
+	# "N batching windows, M fsyncs waited in them, ...": M as "waited"
+	FILENAME == ARGV[2] { split($0, w, " "); if (key(w)) b[w[2]] = w[1]; else if ($1 ~ /^"/) b[$1] = $2; if (w[2] == "batching") b["waited"] = w[4]; next }
+	{ split($0, w, " "); if (key(w)) a[w[2]] = w[1]; else if ($1 ~ /^"/) a[$1] = $2; if (w[2] == "batching") a["waited"] = w[4] }
 	END {
 		dc = a["commits"] - b["commits"]; di = a["ineligible"] - b["ineligible"]
 		df = a["failed"] - b["failed"]
@@ -773,6 +783,11 @@ cr_fc_expect() {
 			} else if (what == "background") {
 				if (dc < 1 || di != 0 || dfull != 0 || dbg < 1 || reasons != "")
 					bad = bad "want fast commits, a full commit started in the background as the area filled, none forced by a full area, nothing ineligible; "
+			} else if (what == "batched") {
+				dbw = a["batching"] - b["batching"]; dbf = a["waited"] - b["waited"]
+				dsk = a["skipped"] - b["skipped"]
+				if (dc < 1 || di != 0 || dbw < 1 || dbf < 2 || dsk < 1)
+					bad = bad "want fast commits, a batching window that two fsyncs or more waited in, one of them answered by another\047s commit (skipped), nothing ineligible (got windows +" dbw ", fsyncs waited +" dbf ", skipped +" dsk "); "
 			} else if (what == "isolated") {
 				# "isolated N [REASON]"
 				ni = w[2]; sub(/^[0-9]+ */, "", reason); key = "\"" reason "\":"
