@@ -139,7 +139,8 @@
  *   percent full (module parameter, 75) asks kjournald2 for a full commit
  *   of the running transaction (jbd2_fc_start_commit_at()) and does not
  *   wait for it.  Fsyncs that come while it runs wait for it as for any
- *   full commit; none has to make one because the area is full.
+ *   full commit (fc_info counts them and how long they waited); none has
+ *   to make one because the area is full.
  *
  *   Group commit comes from the snapshot numbers: fsyncs that arrive while
  *   a fast commit is on its way all wait for it, and the first to claim
@@ -1644,6 +1645,16 @@ static void fc_unlock_updates(journal_t *journal, ktime_t since,
 	st->fc_held_off_max_ns = max(st->fc_held_off_max_ns, drain + window);
 }
 
+/* An fsync waited from @since for a full commit to end. */
+static void fc_count_full_wait(struct ext4_fc_stats *st, ktime_t since)
+{
+	u64 ns = ktime_to_ns(ktime_sub(ktime_get(), since));
+
+	st->fc_full_waits++;
+	st->fc_full_wait_ns += ns;
+	st->fc_full_wait_max_ns = max(st->fc_full_wait_max_ns, ns);
+}
+
 /*
  * Did a fast commit numbered after @snap_before reach the disk with what
  * this call needs: anything, or with fsync_isolation @inode's records?
@@ -1725,6 +1736,7 @@ static int fc_commit(journal_t *journal, tid_t tid, struct inode *fsynced,
 	enum fc_outcome outcome;
 	ktime_t start, since, locked;
 	int snap, ret;
+	bool full;
 
 	if (!test_opt2(sb, JOURNAL_FAST_COMMIT))
 		return jbd2_complete_transaction(journal, tid);
@@ -1735,9 +1747,12 @@ static int fc_commit(journal_t *journal, tid_t tid, struct inode *fsynced,
 	start = ktime_get();
 	for (;;) {
 		since = ktime_get();
+		full = READ_ONCE(journal->j_flags) & JBD2_FULL_COMMIT_ONGOING;
 		ret = jbd2_fc_begin_commit(journal, tid);
 		if (ret != -EALREADY)
 			break;
+		if (full)
+			fc_count_full_wait(st, since);
 		/*
 		 * A commit ran while we waited.  A full commit of @tid, or
 		 * a fast commit whose snapshot was taken after we came in
@@ -2030,6 +2045,9 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "%lu fsyncs answered by fast commits\n", st->fc_fsyncs);
 	seq_printf(seq, "%lu.%02lu fsyncs per fast commit\n",
 		   per100 / 100, per100 % 100);
+	seq_printf(seq, "%lu fsyncs waited for a full commit, %lluus in total, %lluus at most\n",
+		   st->fc_full_waits, div_u64(st->fc_full_wait_ns, NSEC_PER_USEC),
+		   div_u64(st->fc_full_wait_max_ns, NSEC_PER_USEC));
 	seq_printf(seq, "%lu batching windows, %lu fsyncs waited in them, %lluus in total\n",
 		   st->fc_batch_windows, st->fc_batch_waits,
 		   div_u64(st->fc_batch_ns, NSEC_PER_USEC));

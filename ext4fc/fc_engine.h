@@ -174,8 +174,9 @@ struct ext4fc_batch {
 /*
  * What fc_info shows.  Updated under the journal's fast-commit exclusion
  * (one fast commit at a time), read without locks; only the counts of
- * fsyncs another commit covered and the batching waits are bumped outside
- * it (a lost bump is a wrong count, nothing more).
+ * fsyncs another commit covered, of waits for a full commit and the
+ * batching waits are bumped outside it (a lost bump is a wrong count,
+ * nothing more).
  */
 struct ext4_fc_stats {
 	unsigned long fc_num_commits;		/* fast commits that made it */
@@ -192,6 +193,9 @@ struct ext4_fc_stats {
 	unsigned long fc_shifts;		/* collapse/insert range logged */
 	unsigned long fc_shifts_too_long;	/* ... too many extents: full */
 	unsigned long fc_dir_moves;		/* to another parent (DOTDOT) */
+	unsigned long fc_full_waits;		/* fsyncs that waited for a full commit */
+	u64 fc_full_wait_ns;			/* how long, summed */
+	u64 fc_full_wait_max_ns;		/* the longest */
 	unsigned long fc_batch_windows;		/* batching windows opened */
 	unsigned long fc_batch_waits;		/* fsyncs that slept in one */
 	u64 fc_batch_ns;			/* how long they slept, summed */
