@@ -9,7 +9,8 @@
 # blocks + fast-commit blocks), flushes and write I/Os per fsync, fsyncs
 # per full commit.  Ratios: ext4fc+fc against ext4+fc (stock, our anchor)
 # and against ext4fc-nofc (what fast commits gain); the peers (ext4fc+iso:
-# ext4fc with fsync_isolation; XFS, btrfs) in tables of their own.  Where
+# ext4fc with fsync_isolation; ext4fc+batch: with group commit's window;
+# XFS, btrfs) in tables of their own.  Where
 # a workload changes xattrs (fsmark-sec), a table of how many of the
 # commits fell back to full ones: fc_info's ineligible commits and its
 # "Extended attributes changed" count.
@@ -95,10 +96,10 @@ NR == 1 { next }
 	} else if ($22 ~ /=/) {
 		split($22, kv, "="); xname[cell] = kv[1]; xs[k] += kv[2]; nx[k]++
 	}
-	# ext4fc+fc and ext4fc+iso: their fc_info after the run
+	# ext4fc+fc, +iso, +batch: their fc_info after the run
 	# (guest/log/N.fc_info; a fresh mount per run, so the counts are
 	# those of the run)
-	if ($5 == "ext4fc+fc" || $5 == "ext4fc+iso") {
+	if ($5 ~ /^ext4fc\+/) {
 		f = logs "/" $1 ".fc_info"
 		while ((getline line <f) > 0) {
 			split(line, w, " ")
@@ -107,6 +108,8 @@ NR == 1 { next }
 			else if (w[2] == "background") bgc[k] += w[1]
 			else if (w[2] == "fsyncs" && w[3] == "answered") ans[k] += w[1]
 			else if (w[2] == "isolated") iso[k] += w[1]
+			else if (w[2] == "batching") { bwin[k] += w[1]; bwait[k] += w[4]; nbw[k]++ }
+			else if (w[2] == "fsyncs" && w[3] == "waited") { fwait[k] += w[1]; fwaitus[k] += w[8] + 0; nfw[k]++ }
 			else if (w[2] == "fc" && w[3] == "blocks" && w[4] == "per") { fcbpc[k] += w[1]; nfcbpc[k]++ }
 			else if (w[1] == "handles" && w[2] == "drained") winrow(k, "drain", w)
 			else if (w[1] == "lock" && w[2] == "window") winrow(k, "window", w)
@@ -122,11 +125,13 @@ NR == 1 { next }
 END {
 	nc = split("ext4fc+fc ext4fc-nofc ext4+fc ext4-nofc", C, " ")
 	# the peers: in a table of their own, results.csv and interfere
-	np = split("ext4fc+iso xfs btrfs", P, " ")
-	ncp = split("ext4fc+fc ext4fc+iso ext4fc-nofc ext4+fc ext4-nofc xfs btrfs", CP, " ")
-	npc = split("ext4fc+fc ext4fc+iso ext4+fc ext4-nofc xfs btrfs", PC, " ")
-	# the configurations with fast-commit counters
-	nfcc = split("ext4fc+fc ext4fc+iso", FCC, " ")
+	np = split("ext4fc+iso ext4fc+batch xfs btrfs", P, " ")
+	ncp = split("ext4fc+fc ext4fc+iso ext4fc+batch ext4fc-nofc ext4+fc ext4-nofc xfs btrfs", CP, " ")
+	npc = split("ext4fc+fc ext4fc+iso ext4fc+batch ext4+fc ext4-nofc xfs btrfs", PC, " ")
+	# the configurations with fast-commit counters; those compared with
+	# the other file systems (the peers from P[3] on)
+	nfcc = split("ext4fc+fc ext4fc+iso ext4fc+batch", FCC, " ")
+	nfcp = split("ext4fc+fc ext4fc+iso", FCP, " ")
 	A = "ext4fc+fc"; B = "ext4fc-nofc"; S = "ext4+fc"
 	for (k in n)
 		m[k] = mean(st[k], n[k])
@@ -200,10 +205,10 @@ END {
 		if (!any)
 			continue
 		if (!hdr++)
-			section("The peers: ext4fc with fsync_isolation, XFS and btrfs",
-				"The same workload on the same device in the same boot: ext4fc mounted with fsync_isolation (ext4fc+iso: an fsync commits its file and what that depends on), XFS and btrfs (mkfs defaults, no discard; btrfs logs fsyncs in its log tree, its fast-commit analogue).  Throughput in the workload\047s unit, mean of the runs, and fsync p99 in us where the workload measures it.  Ratios of the throughput.",
-				"| device | workload | unit | ext4fc+fc | ext4fc+iso | ext4+fc | ext4-nofc | xfs | btrfs | ext4fc+iso / ext4+fc | ext4fc+fc / xfs | ext4fc+fc / btrfs | ext4fc+iso / xfs | ext4fc+iso / btrfs |",
-				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+			section("The peers: ext4fc with fsync_isolation or group commit, XFS and btrfs",
+				"The same workload on the same device in the same boot: ext4fc mounted with fsync_isolation (ext4fc+iso: an fsync commits its file and what that depends on), ext4fc with group commit\047s batching window (ext4fc+batch: fc_batch_max_us=15000), XFS and btrfs (mkfs defaults, no discard; btrfs logs fsyncs in its log tree, its fast-commit analogue).  Throughput in the workload\047s unit, mean of the runs, and fsync p99 in us where the workload measures it.  Ratios of the throughput.",
+				"| device | workload | unit | ext4fc+fc | ext4fc+iso | ext4fc+batch | ext4+fc | ext4-nofc | xfs | btrfs | ext4fc+iso / ext4+fc | ext4fc+batch / ext4+fc | ext4fc+fc / xfs | ext4fc+fc / btrfs | ext4fc+iso / xfs | ext4fc+iso / btrfs |",
+				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 		split(cells[i], dw, SUBSEP)
 		line = "| " dw[1] " | " dw[2] " | " unit[cells[i]]
 		for (j = 1; j <= npc; j++) {
@@ -211,12 +216,14 @@ END {
 			if (!n[k]) { line = line " | -"; continue }
 			line = line " | " fmt1(m[k]) (q99[k] != "" ? sprintf(" (p99 %.0f)", q99[k]) : "")
 		}
-		ki = cells[i] SUBSEP "ext4fc+iso"
 		ks = cells[i] SUBSEP S
-		line = line " | " rcell(ki, ks, ratio(n[ki] ? m[ki] : "", m[ks]))
-		for (a = 1; a <= nfcc; a++) {
-			ka = cells[i] SUBSEP FCC[a]
-			for (j = 2; j <= np; j++) {
+		for (j = 1; j <= 2; j++) {
+			ki = cells[i] SUBSEP P[j]
+			line = line " | " rcell(ki, ks, ratio(n[ki] ? m[ki] : "", m[ks]))
+		}
+		for (a = 1; a <= nfcp; a++) {
+			ka = cells[i] SUBSEP FCP[a]
+			for (j = 3; j <= np; j++) {
 				kp = cells[i] SUBSEP P[j]
 				line = line " | " rcell(ka, kp, ratio(n[ka] ? m[ka] : "", n[kp] ? m[kp] : ""))
 			}
@@ -332,16 +339,21 @@ END {
 				continue
 			if (!hdr++)
 				section("The fast-commit area and group commit (ext4fc)",
-					"From fc_info after each run.  Fsyncs a fast commit answered (its own, and those that waited for it and found their changes in it) per fast commit; fsyncs that fell back to a full commit because the area was full, per 10,000 fsyncs; full commits started in the background as the area filled (fc_full_commit_at), per run; fast commits that left queued inodes behind (fsync_isolation), per run.  \"-\": that fc_info has no such lines (modules older than them).",
-					"| device | workload | config | fsyncs | fast commits | fsyncs / fast commit | area full / 10,000 fsyncs | background full commits | isolated fast commits |",
-					"|---|---|---|--:|--:|--:|--:|--:|--:|")
+					"From fc_info after each run.  Fsyncs a fast commit answered (its own, and those that waited for it and found their changes in it) per fast commit; fsyncs that fell back to a full commit because the area was full, per 10,000 fsyncs; full commits started in the background as the area filled (fc_full_commit_at), per run; fast commits that left queued inodes behind (fsync_isolation), per run; group commit\047s batching windows and the fsyncs that waited in them, per run; fsyncs that waited for a full commit to end, per run, and the ms they waited, per run.  \"-\": that fc_info has no such lines (modules older than them).",
+					"| device | workload | config | fsyncs | fast commits | fsyncs / fast commit | area full / 10,000 fsyncs | background full commits | isolated fast commits | batching windows | fsyncs in them | fsyncs waiting for a full commit | ms they waited |",
+					"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 			split(cells[i], dw, SUBSEP)
 			new = nafull[k] == n[k]
-			printf "| %s | %s | %s | %.0f | %.0f | %s | %s | %s | %.1f |\n", dw[1], dw[2],
+			newer = nbw[k] == n[k]
+			printf "| %s | %s | %s | %.0f | %.0f | %s | %s | %s | %.1f | %s | %s | %s | %s |\n", dw[1], dw[2],
 				FCC[a], fs[k] / n[k], fcc[k] / n[k],
 				new && fcc[k] ? sprintf("%.2f", ans[k] / fcc[k]) : "-",
 				new && fs[k] ? sprintf("%.1f", afull[k] * 10000 / fs[k]) : "-",
-				new ? sprintf("%.1f", bgc[k] / n[k]) : "-", iso[k] / n[k] >out_md
+				new ? sprintf("%.1f", bgc[k] / n[k]) : "-", iso[k] / n[k],
+				newer ? sprintf("%.1f", bwin[k] / n[k]) : "-",
+				newer ? sprintf("%.1f", bwait[k] / n[k]) : "-",
+				nfw[k] == n[k] ? sprintf("%.1f", fwait[k] / n[k]) : "-",
+				nfw[k] == n[k] ? sprintf("%.1f", fwaitus[k] / 1000 / n[k]) : "-" >out_md
 		}
 	}
 

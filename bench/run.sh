@@ -31,6 +31,7 @@ of them.  The peers follow them on the fsync-heavy small-file workloads
 (fsmark-1t, fsmark-8t, varmail, interfere), alternating their order from
 one repetition to the next:
   ext4fc+iso    ext4fc.ko, mkfs -O fast_commit, mount -o fsync_isolation
+  ext4fc+batch  ext4fc.ko, group commit's window fc_batch_max_us=15000
   xfs, btrfs    mkfs.xfs, mkfs.btrfs (defaults)
 
 Options:
@@ -51,7 +52,8 @@ Options:
                   preallocated file, then fdatasync)
   --peers L       comma-separated peers for the fsync-heavy small-file
                   workloads: ext4fc+iso,xfs,btrfs (default for quick and
-                  full), a subset, or none (default for smoke)
+                  full), a subset, ext4fc+batch, or none (default for
+                  smoke)
   --size SIZE     size of each test disk (default 1G)
   -t SECONDS      limit for the boot (default: from the profile)
   --keep-images   keep the disk images in OUTDIR/images
@@ -157,12 +159,12 @@ if [[ -z $peers ]]; then
 	if [[ $profile == smoke ]]; then peers=none; else peers=ext4fc+iso,xfs,btrfs; fi
 fi
 # The peers and the Debian package of their mkfs ("-": none of its own).
-declare -A peer_pkg=([ext4fc+iso]=- [xfs]=xfsprogs [btrfs]=btrfs-progs)
+declare -A peer_pkg=([ext4fc+iso]=- [ext4fc+batch]=- [xfs]=xfsprogs [btrfs]=btrfs-progs)
 sel_peers=()
 if [[ $peers != none ]]; then
 	IFS=, read -r -a sel_peers <<<"$peers"
 	for p in "${sel_peers[@]}"; do
-		[[ -n ${peer_pkg[$p]:-} ]] || die "--peers: unknown peer '$p' (ext4fc+iso, xfs, btrfs, or none)"
+		[[ -n ${peer_pkg[$p]:-} ]] || die "--peers: unknown peer '$p' (ext4fc+iso, ext4fc+batch, xfs, btrfs, or none)"
 	done
 fi
 # The workloads the peers run: fsync-heavy, small files.
