@@ -57,7 +57,7 @@
  * Settling.  After the last record the inodes replay touched are walked:
  * written blocks past the end of the file are dropped (a truncate the
  * fast commit caught between its size update and its block removal is
- * finished, as orphan recovery would), extents are merged where they can
+ * finished, as orphan recovery would; a verity file's tree stays), extents are merged where they can
  * be, every data and tree block they map is marked in use, and i_blocks
  * is counted afresh (data, tree blocks, an external xattr block).
  * Blocks freed along the way and mapped by nobody stay free.
@@ -1136,7 +1136,10 @@ static int fc_scan_block(struct fc_walk *w, struct fcp_cursor *c)
  * caught between its two handles (the new size logged, the blocks not yet
  * gone), or one cut short by a journal restart.  Finish it, as orphan
  * recovery finishes it after a full commit.  Unwritten extents there are
- * preallocation (fallocate KEEP_SIZE) and stay.
+ * preallocation (fallocate KEEP_SIZE) and stay; a write into them that
+ * zeroes out its neighbours converts only extents below the larger of
+ * i_disksize and the write's end, which the size then covers.  A verity
+ * file keeps its Merkle tree and descriptor past i_size: left alone.
  */
 static int fc_drop_past_eof(struct inode *inode)
 {
@@ -1144,6 +1147,8 @@ static int fc_drop_past_eof(struct inode *inode)
 	struct ext4_map_blocks map;
 	int ret;
 
+	if (ext4_test_inode_flag(inode, EXT4_INODE_VERITY))
+		return 0;
 	while (lblk < EXT_MAX_BLOCKS) {
 		map.m_lblk = lblk;
 		map.m_len = EXT_MAX_BLOCKS - lblk;

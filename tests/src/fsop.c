@@ -33,6 +33,7 @@
 #include <sys/xattr.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
+#include <linux/fsverity.h>
 #include <linux/types.h>
 
 #ifndef EXT4_IOC_SHUTDOWN
@@ -991,6 +992,28 @@ static int cmd_getflags(char **argv)
 	return close_fd("getflags", argv[0], fd);
 }
 
+/*
+ * verity: fs-verity on FILE (sha256, 4 KiB blocks): the kernel writes the
+ * Merkle tree and its descriptor past i_size, then sets the inode flag.
+ * FILE must have no writer open.
+ */
+static int cmd_verity(char **argv)
+{
+	struct fsverity_enable_arg arg = {
+		.version = 1,
+		.hash_algorithm = FS_VERITY_HASH_ALG_SHA256,
+		.block_size = 4096,
+	};
+	int fd, ret;
+
+	ret = open_path("verity", argv[0], O_RDONLY, &fd);
+	if (ret)
+		return ret;
+	if (ioctl(fd, FS_IOC_ENABLE_VERITY, &arg))
+		return fail("verity (FS_IOC_ENABLE_VERITY)", argv[0]);
+	return close_fd("verity", argv[0], fd);
+}
+
 static int cmd_stat(char **argv)
 {
 	struct stat st;
@@ -1096,6 +1119,9 @@ static const struct command {
 	  "set or clear FS_JOURNAL_DATA_FL (FS_IOC_SETFLAGS)", cmd_setflags },
 	{ "getflags", 1, 1, "FILE", "print FS_IOC_GETFLAGS in hex",
 	  cmd_getflags },
+	{ "verity", 1, 1, "FILE",
+	  "enable fs-verity (FS_IOC_ENABLE_VERITY, sha256, 4 KiB blocks)",
+	  cmd_verity },
 	{ "stat", 1, 1, "FILE",
 	  "lstat: size mode(octal) nlink uid gid atime mtime ctime (s.ns)",
 	  cmd_stat },

@@ -45,6 +45,8 @@
 #   frag F N SEED             N one-block extents (every other block)
 #   chmod P MODE | chown P UID GID | utimes P ATIME MTIME
 #   setx F NAME VALUE | rmx F NAME | jflag F +j|-j
+#   verity F                  enable fs-verity on F (mkfs -O verity): its
+#                             Merkle tree goes past i_size
 #   symlink TARGET NAME | mknod NAME fifo|chr|blk [MAJ MIN]
 #   tmpfile DIR NAME LEN SEED [fsync]   O_TMPFILE, written (fsync'd while
 #                             nameless), then linkat(2) to NAME
@@ -482,6 +484,7 @@ cr_step() {
 	setx) fsop setxattr "$1" "$2" "$3" ;;
 	rmx) fsop removexattr "$1" "$2" ;;
 	jflag) fsop setflags "$1" "$2" ;;
+	verity) fsop verity "$1" ;;
 	symlink) fsop symlink "$1" "$2" ;;
 	mknod) fsop mknod "$@" ;;
 	tmpfile) fsop tmpfile "$@" ;;
