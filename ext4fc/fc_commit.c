@@ -667,7 +667,9 @@ void ext4_fc_track_create(handle_t *handle, struct dentry *dentry)
  * then the spare name goes.  These are LINK and UNLINK records, which
  * stock replay applies the same way.  A directory keeps its ".." only
  * within its parent, and the spare name must be free: otherwise the
- * exchange is ineligible.
+ * exchange is ineligible.  So it is for a directory with dir_nlink's one
+ * link for "many" subdirectories, which stock replay's UNLINK would take
+ * to zero.
  */
 void ext4_fc_track_exchange(handle_t *handle, struct dentry *a,
 			    struct dentry *b)
@@ -683,6 +685,8 @@ void ext4_fc_track_exchange(handle_t *handle, struct dentry *a,
 	spare.len = snprintf(buf, sizeof(buf), FC_SPARE_NAME "%lu",
 			     x->i_ino);
 	if ((dir_a != dir_b && (S_ISDIR(x->i_mode) || S_ISDIR(y->i_mode))) ||
+	    (S_ISDIR(x->i_mode) && x->i_nlink == 1) ||
+	    (S_ISDIR(y->i_mode) && y->i_nlink == 1) ||
 	    ext4_fc_name_ino(dir_a, &spare) != 0) {
 		ext4_fc_mark_ineligible(x->i_sb, EXT4_FC_REASON_CROSS_RENAME,
 					handle);

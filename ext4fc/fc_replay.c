@@ -940,19 +940,36 @@ static int fc_apply_create(struct fc_walk *w, const struct fcp_rec *r)
 
 static int fc_apply_unlink(struct fc_walk *w, const struct fcp_rec *r)
 {
-	struct ext4fc_touched *t;
+	struct ext4fc_touched *t = NULL;
 	struct fc_dentry d;
+	bool many;
 	int ret;
 
 	ret = fc_dentry_skip(fc_dentry_get(w, r, &d));
 	if (ret)
 		return min(ret, 0);
-	ret = __ext4_unlink(d.dir, &d.name, d.inode, NULL);
-	if (S_ISDIR(d.inode->i_mode) && (!ret || ret == -ENOENT)) {
+	if (S_ISDIR(d.inode->i_mode)) {
 		t = fc_touch(w->rs, d.ino);
 		if (!t) {
-			ret = -ENOMEM;
-		} else if (t->spare_names > 0) {
+			fc_dentry_put(&d);
+			return -ENOMEM;
+		}
+	}
+	/*
+	 * A moved directory with more subdirectories than EXT4_LINK_MAX
+	 * counts one link (dir_nlink's "many"), which its LINK left at one:
+	 * the unlink must not take it to zero, which deletes it.
+	 */
+	many = t && t->spare_names > 0 && d.inode->i_nlink == 1;
+	if (many)
+		inc_nlink(d.inode);
+	ret = __ext4_unlink(d.dir, &d.name, d.inode, NULL);
+	if (many && d.inode->i_nlink != 1) {
+		set_nlink(d.inode, 1);	/* the name was gone already */
+		ext4_mark_inode_dirty(NULL, d.inode);
+	}
+	if (t && (!ret || ret == -ENOENT)) {
+		if (t->spare_names > 0) {
 			/* it moved: the name it got first stays, so does it */
 			t->spare_names--;
 		} else {

@@ -39,6 +39,7 @@
 #   methods M...              the power cuts the case is for (host side:
 #                             tests/crash/lib/host.sh crash_opcases)
 #   mkdir D | rmdir D | creat F | unlink F | link A B | rename A B | xchg A B
+#   mkdirs D N                D/d1..D/dN (fsop mkdirs)
 #   write F OFF LEN SEED      pwrite the fsop pattern of SEED
 #   swrite F OFF LEN SEED sync|dsync    the same through O_SYNC / O_DSYNC
 #   trunc F SIZE | falloc F MODE OFF LEN (fsop fallocate modes)
@@ -468,6 +469,7 @@ cr_step() {
 		mount -o remount,ro "$CR_MNT" && mount -o remount,rw "$CR_MNT"
 		;;
 	mkdir) mkdir "$1" ;;
+	mkdirs) fsop mkdirs "$1" "$2" ;;
 	rmdir) rmdir "$1" ;;
 	creat) : >"$1" ;;
 	unlink) rm -f "$1" ;;
@@ -578,7 +580,7 @@ cr_setup_batch() {
 	awk -v cw="$CR_CASE_WORDS" "$CR_AWK_CASELINE"'
 	$1 == "sync" { found = 1; exit }
 	NF == 0 || caseline($1) { next }
-	$1 == "mkdir" || $1 == "creat" || $1 == "link" || $1 == "chmod" || $1 == "chown" { print; next }
+	$1 == "mkdir" || $1 == "mkdirs" || $1 == "creat" || $1 == "link" || $1 == "chmod" || $1 == "chown" { print; next }
 	$1 == "symlink" || $1 == "mknod" || $1 == "tmpfile" || $1 == "fill" { print; next }
 	$1 == "write" { $1 = "pwrite"; print; next }
 	$1 == "setx" { $1 = "setxattr"; print; next }
