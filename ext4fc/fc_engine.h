@@ -270,9 +270,10 @@ void ext4_fc_init_sb(struct super_block *sb);
 int ext4fc_replay_block(journal_t *journal, struct buffer_head *bh,
 			enum passtype pass, int off, tid_t expected_tid);
 
-/* namei.c (our patches): names for replay and exchange, a new "..". */
+/* namei.c (our patches): names for replay and exchange, "..". */
 struct qstr;
 int ext4_fc_name_ino(struct inode *dir, const struct qstr *name);
+int ext4_fc_dotdot_ino(struct inode *inode);
 int ext4_fc_set_dotdot(struct inode *inode, u32 parent);
 
 #endif /* __KERNEL__ && !EXT4FC_FORMAT_ONLY */

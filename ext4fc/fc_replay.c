@@ -824,11 +824,10 @@ static bool fc_unlinked_later(const struct ext4_fc_replay_state *rs, u32 ino)
  */
 static int fc_link_dir(struct fc_walk *w, struct fc_dentry *d)
 {
-	static const struct qstr dotdot = QSTR_INIT("..", 2);
 	struct ext4fc_touched *t;
 	int ret;
 
-	ret = ext4_fc_name_ino(d->inode, &dotdot);
+	ret = ext4_fc_dotdot_ino(d->inode);
 	if (ret < 0)
 		return ret;
 	if (ret != d->dir_ino) {
