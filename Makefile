@@ -73,8 +73,9 @@ KSOURCES := $(shell test -d $(SRC) && find $(SRC)/fs $(SRC)/include \
 # fstests (xfstests): where from (scripts/fstests-src.sh; empty: the pinned
 # tarball in ../shared/third_party, else upstream's git at 63a29724), and
 # where it is unpacked and configured.  fsstress and replay-log are built
-# static from it for the busybox guest (the crash and stress tests pass
-# them in with run-qemu.sh -f).
+# static from it for the busybox guest (the stress tests pass fsstress in
+# with run-qemu.sh -f; replay-log, fstests' own replayer, stays for
+# comparisons with logreplay, which make stress uses since its crash models).
 FSTESTS_SRC ?=
 FSTESTS := $(BUILD)/fstests
 FSTESTS_STATIC := $(BUILD)/fstests-static
@@ -113,6 +114,8 @@ help:
 	@echo "                    generic/455 457 482, ext4/quick.  fstests-report DIRS=\"...\" merges shards"
 	@echo "make stress         fsstress on dm-log-writes, replayed to every FUA write, ext4fc"
 	@echo "                    beside stock ext4: SEEDS=N (20) START=M MIX=fsync|default|heavy|both|all"
+	@echo "                    MODEL=optimistic|pessimistic|both (crash model: every write up to the"
+	@echo "                    point, or only what a flush or FUA made durable)"
 	@echo "make corrupt-images corrupted fast-commit areas mounted in QEMU: N=images (500) START=M (0)"
 	@echo "make fuzz           libFuzzer+ASan on the fc record parser: SECONDS=N (60)"
 	@echo "make deps           install the Debian packages every target needs (as root)"
@@ -316,15 +319,17 @@ crash-long: all
 # fsstress on dm-log-writes, the log replayed to every FUA write, each
 # point mounted and e2fsck'd; ext4fc beside stock ext4 in the same boots.
 # SEEDS (20 here) START MIX=fsync|default|heavy|both|all FS="ext4fc ext4" (also
-# ext4fc+iso: written with fsync_isolation); more
+# ext4fc+iso: written with fsync_isolation) MODEL=optimistic|pessimistic|both
+# (the crash model, tests/src/logreplay.c); more
 # options in STRESS_ARGS (tests/stress/run.sh --help).
 MIX ?= both
 FS ?= ext4fc ext4
+MODEL ?= optimistic
 STRESS_SEEDS := $(if $(filter command line environment,$(origin SEEDS)),$(SEEDS),20)
 .PHONY: stress
 stress: all stress-helpers
 	$(Q)$(TOP)/tests/stress/run.sh --seeds $(STRESS_SEEDS) --start $(START) \
-		--mix $(MIX) --fs "$(FS)" $(STRESS_ARGS)
+		--mix $(MIX) --fs "$(FS)" --model $(MODEL) $(STRESS_ARGS)
 
 # Corrupted fast-commit areas mounted in the guest (tests/corrupt): N
 # images from START, a QEMU boot per BATCH (100).

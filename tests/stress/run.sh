@@ -3,15 +3,22 @@
 # ext4 in the same boots ('make stress').
 #
 #   tests/stress/run.sh [-o DIR] [--seeds N] [--start S] [--mix M]
-#                       [--fs "ext4fc ext4"] [--procs P] [--ops N]
-#                       [--batch B] [--size MB]
+#                       [--fs "ext4fc ext4"] [--model M] [--procs P]
+#                       [--ops N] [--batch B] [--size MB]
 #
 # For every seed, op mix and file system: fstests' fsstress (P processes,
 # N operations each, seeded) on dm-log-writes, then the log replayed to
-# every FUA write, where a throw-away snapshot is mounted (the kernel
-# replays journal and fast commits), unmounted and e2fsck -fn'd: the
-# method of fstests' generic/482 (tests/stress/stress.guest has the
-# details).  Mixes: fsync (fsync and fdatasync frequent, no sync),
+# every FUA write, where a throw-away snapshot with that point's crash
+# state is mounted (the kernel replays journal and fast commits),
+# unmounted and e2fsck -fn'd: the method of fstests' generic/482
+# (tests/stress/stress.guest has the details).  Crash models (--model):
+# optimistic (the default; generic/482's: every write up to the point),
+# pessimistic (what a flush or FUA made durable: every write up to the
+# latest flush, then the FUA writes only; a volatile cache's loss), both
+# (a pessimistic state that drops no write is the optimistic one and is
+# mounted once).  tests/src/logreplay.c defines them and says why, on
+# dm-log-writes' log, they drop the same: no write at all here.
+# Mixes: fsync (fsync and fdatasync frequent, no sync),
 # default (fsstress' write mix) and heavy (fsync=60 fdatasync=30
 # write=30 over fsstress' whole op set, sync included); "both" (the
 # default) runs fsync and default, "all" the three.  --fs
@@ -21,20 +28,22 @@
 # both see the same machine.
 #
 # Prints a progress line per run and, at the end, one table row per file
-# system (runs, flush points, e2fsck failures, mount failures, fast
-# commits) and each failed point with its first complaint and the file
-# with the rest.  Results: DIR (default build/results/stress): runs.tsv,
-# table.md, fail/*.txt, one directory per boot.
+# system and model (runs, flush points, points mounted, writes the model
+# dropped, e2fsck failures, mount failures, fast commits) and each failed
+# point with its first complaint and the file with the rest.  Results: DIR
+# (default build/results/stress): runs.tsv, table.md, fail/*.txt,
+# points/*.txt (per point: the writes since the latest flush and what the
+# pessimistic model drops of them), one directory per boot.
 # Exit status: 0 when ext4fc had no failure (stock ext4's failures are the
 # reference, not ours); 1 when it had one, or a boot failed; 2 bad usage.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/build/results/stress
-seeds=20 start=1 mix=both fslist="ext4fc ext4" procs=4 ops=300 batch=4 size=256
+seeds=20 start=1 mix=both fslist="ext4fc ext4" model=optimistic procs=4 ops=300 batch=4 size=256
 
 usage() {
-	sed -n '2,29s/^# \{0,1\}//p' "$0"
+	sed -n '2,37s/^# \{0,1\}//p' "$0"
 	exit "${1:-2}"
 }
 
@@ -45,6 +54,7 @@ while (($#)); do
 	--start) start=$2; shift 2 ;;
 	--mix) mix=$2; shift 2 ;;
 	--fs) fslist=$2; shift 2 ;;
+	--model) model=$2; shift 2 ;;
 	--procs) procs=$2; shift 2 ;;
 	--ops) ops=$2; shift 2 ;;
 	--batch) batch=$2; shift 2 ;;
@@ -62,15 +72,18 @@ all) mixes=(fsync default heavy) ;;
 fsync | default | heavy) mixes=("$mix") ;;
 *) echo "run.sh: --mix wants fsync, default, heavy, both or all, not '$mix'" >&2; exit 2 ;;
 esac
+case $model in
+both) models=(optimistic pessimistic) ;;
+optimistic | pessimistic) models=("$model") ;;
+*) echo "run.sh: --model wants optimistic, pessimistic or both, not '$model'" >&2; exit 2 ;;
+esac
 read -ra fss <<<"$fslist"
 for f in "${fss[@]}"; do
 	[[ $f == ext4fc || $f == ext4fc+iso || $f == ext4 ]] || { echo "run.sh: --fs takes ext4fc, ext4fc+iso and/or ext4, not '$f'" >&2; exit 2; }
 done
 ((${#fss[@]})) || { echo "run.sh: --fs is empty" >&2; exit 2; }
-for b in fsstress replay-log; do
-	[[ -x $top/build/fstests-static/$b ]] ||
-		{ echo "run.sh: build/fstests-static/$b missing: run 'make stress-helpers'" >&2; exit 2; }
-done
+[[ -x $top/build/fstests-static/fsstress ]] ||
+	{ echo "run.sh: build/fstests-static/fsstress missing: run 'make stress-helpers'" >&2; exit 2; }
 [[ -f $top/build/initramfs.cpio.gz ]] || { echo "run.sh: no initramfs: run 'make'" >&2; exit 2; }
 
 rm -rf "$out"
@@ -80,12 +93,12 @@ plan_all=$out/plan
 for ((s = start; s < start + seeds; s++)); do
 	for m in "${mixes[@]}"; do
 		for f in "${fss[@]}"; do
-			printf '%s %s %s %s %s\n' "$f" "$m" "$s" "$procs" "$ops" >>"$plan_all"
+			printf '%s %s %s %s %s %s\n' "$f" "$m" "$s" "$procs" "$ops" "$model" >>"$plan_all"
 		done
 	done
 done
 nruns=$(wc -l <"$plan_all")
-echo "stress: $nruns run(s): seeds $start..$((start + seeds - 1)), mix ${mixes[*]}, fs ${fss[*]}, fsstress -p $procs -n $ops, ${size} MiB, $batch run(s) a boot; results in ${out#"$top"/}/"
+echo "stress: $nruns run(s): seeds $start..$((start + seeds - 1)), mix ${mixes[*]}, fs ${fss[*]}, model $model, fsstress -p $procs -n $ops, ${size} MiB, $batch run(s) a boot; results in ${out#"$top"/}/"
 
 : >"$out/runs.tsv"
 t0=$(date +%s)
@@ -100,19 +113,22 @@ while ((done_runs < nruns)); do
 	truncate -s $((2 * size))M "$dir/data.img"
 	truncate -s $((4 * size))M "$dir/aux.img"
 	rc=0
-	# ~10 minutes a run under TCG at the defaults, and a boot
-	"$top/run-qemu.sh" -q -t $((300 + n * (ops * procs * 3 / 2 + 300))) -o "$dir/guest" \
+	# ~10 minutes a run under TCG at the defaults (a model more: twice
+	# that at most), and a boot
+	"$top/run-qemu.sh" -q -t $((300 + n * ${#models[@]} * (ops * procs * 3 / 2 + 300))) -o "$dir/guest" \
 		-d "$dir/data.img" -d "$dir/aux.img" \
 		-f "$top/tests/lib/guest.sh" -f "$top/tests/stress/point.sh" -f "$dir/plan" \
-		-f "$top/build/fstests-static/fsstress" -f "$top/build/fstests-static/replay-log" \
+		-f "$top/build/fstests-static/fsstress" \
 		"$top/tests/stress/stress.guest" plan >"$dir/run-qemu.log" 2>&1 || rc=$?
 	rm -f "$dir/data.img" "$dir/aux.img"
 	got=0
 	if [[ -f $dir/guest/runs ]]; then
 		cat "$dir/guest/runs" >>"$out/runs.tsv"
-		got=$(wc -l <"$dir/guest/runs")
-		mkdir -p "$out/fail"
+		# a line per run and model
+		got=$(($(wc -l <"$dir/guest/runs") / ${#models[@]}))
+		mkdir -p "$out/fail" "$out/points"
 		cp "$dir"/guest/fail/* "$out/fail/" 2>/dev/null
+		cp "$dir"/guest/points/* "$out/points/" 2>/dev/null
 		grep -a '^stress: ' "$dir/guest/console.log" | tr -d '\r' | sed "s|^stress: [0-9]*/[0-9]* |stress: |"
 	fi
 	if ((rc != 0 || got < n)); then
@@ -125,18 +141,29 @@ while ((done_runs < nruns)); do
 	echo "stress: $done_runs/$nruns run(s) done, ${secs}s, ~$((secs * (nruns - done_runs) / done_runs))s to go"
 done
 
-# the table: one row per file system
+# the table: one row per file system and model (runs.tsv's columns:
+# stress.guest's header)
 {
-	echo "| writer = replayer | runs | flush points | e2fsck failures | mount failures | fast commits | full commits (fsync) |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| writer = replayer | crash model | runs | flush points | points mounted | writes dropped (at points) | e2fsck failures | mount failures | fast commits | full commits (fsync) |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	for f in "${fss[@]}"; do
-		awk -F'\t' -v f="$f" '$1 == f { r++; p += $6; e += $7; m += $8; c += $9; i += $10 }
-			END { printf "| %s | %d | %d | %d | %d | %d | %d |\n", f == "ext4" ? "stock ext4" : f, r, p, e, m, c, i }' "$out/runs.tsv"
+		for m in "${models[@]}"; do
+			awk -F'\t' -v f="$f" -v m="$m" '$1 == f && $14 == m {
+					r++; p += $6; e += $7; n += $8; c += $9; i += $10
+					mo += $15; w += $16; wp += $17
+				}
+				END {
+					printf "| %s | %s | %d | %d | %d | %d (%d) | %d | %d | %d | %d |\n",
+						f == "ext4" ? "stock ext4" : f, m, r, p, mo, w, wp, e, n, c, i
+				}' "$out/runs.tsv"
+		done
 	done
 } >"$out/table.md"
 echo
-echo "fsstress -p $procs -n $ops, mixes ${mixes[*]}, seeds $start..$((start + seeds - 1)); $(date -u +%Y-%m-%d), $(($(date +%s) - t0))s"
+echo "fsstress -p $procs -n $ops, mixes ${mixes[*]}, seeds $start..$((start + seeds - 1)), model $model; $(date -u +%Y-%m-%d), $(($(date +%s) - t0))s"
 cat "$out/table.md"
+[[ $model == both ]] &&
+	echo "(pessimistic: a point where the model drops no write has the optimistic state, mounted once, as optimistic)"
 if [[ -d $out/fail ]] && compgen -G "$out/fail/*.txt" >/dev/null; then
 	echo
 	echo "failed points (first complaint; the rest in the file):"
@@ -146,7 +173,7 @@ if [[ -d $out/fail ]] && compgen -G "$out/fail/*.txt" >/dev/null; then
 			/^(e2fsck |Pass |\/dev\/|$)/ { next } NR > 1 { print; exit }' "$f")
 		printf '  %s: %s\n' "$(basename "$f" .txt)" "${first:-see the file}"
 	done | sort -V
-	echo "  (files: ${out#"$top"/}/fail/; one again: make stress FS=FS MIX=MIX START=SEED SEEDS=1)"
+	echo "  (files: ${out#"$top"/}/fail/; -pess-: the pessimistic model; one again: make stress FS=FS MIX=MIX START=SEED SEEDS=1 MODEL=$model)"
 fi
 ours=$(awk -F'\t' '$1 ~ /^ext4fc/ { n += $7 + $8 } END { print n + 0 }' "$out/runs.tsv")
 notok=$(awk -F'\t' '$13 != "ok"' "$out/runs.tsv" | wc -l)
