@@ -67,6 +67,11 @@
 #   pause MS                  sleep MS milliseconds (threads: to order
 #                             steps across threads, with fcdelay)
 #   fsync P | fdatasync F     persistence points
+#   left P [K]                P is left queued: never fsync'd, and no full
+#                             commit after the setup's (up to point K, or
+#                             to the end), so after the cut it must be
+#                             exactly as the setup's sync left it (or
+#                             missing if it was); not in threads
 #   also P                    P (a directory: its names) is durable with
 #                             the last point too: ext4 commits every queued
 #                             change with any fsync (hand-written cases)
@@ -144,7 +149,7 @@
 # The lines of a workload that say something about the case, not a step
 # to run (see the top): every reader of a workload skips them.  In awk:
 # caseline(word) after "$CR_AWK_CASELINE", with -v cw="$CR_CASE_WORDS".
-CR_CASE_WORDS="bs fc fcsize mkfs mount methods fcarea replay-error recover fcdelay fcfullat fcbatch isolate dirmoves"
+CR_CASE_WORDS="bs fc fcsize mkfs mount methods fcarea replay-error recover fcdelay fcfullat fcbatch isolate dirmoves left"
 CR_AWK_CASELINE='function caseline(v) { return v ~ /^#/ || v == "=" || v ~ /^fc\./ || index(" " cw " ", " " v " ") > 0 }'
 
 CR_REGION_SECTORS=65536		# 32 MiB per file system
@@ -411,6 +416,11 @@ cr_step() {
 		fsop syncfs . || return 1
 		# the inodes made durable by this full commit (fdatasync below)
 		find . -xdev -exec fsop state {} + | tr ' ' '\n' | sed -n 's/^ino=//p' >"$cr_dir/base_inos"
+		# what the case leaves queued: as this full commit has it
+		awk '$1 == "left" { print $2, ($3 == "" ? "-" : $3) }' "$cr_wl" |
+			while read -r _p _upto; do
+				echo "left $_upto $(fsop state "$_p")"
+			done >>"$cr_manifest"
 		cr_fcinfo >"$cr_dir/fc_info.before"
 		return 0
 		;;
@@ -728,6 +738,34 @@ cr_check() {
 	return 0
 }
 
+# cr_left_check MANIFEST K: each path the case leaves queued ("left P
+# [K]": never fsync'd, no full commit after the setup's, up to point K
+# or to the end) must be as that full commit left it after point K,
+# every field, or missing if it was; a line per difference, and on
+# stderr how many were checked.  "Up to point K" is checked before point
+# K and at K's own mark (cr_at_mark, logwrites), where nothing that
+# followed the point is on the device yet.
+cr_left_check() {
+	_n=0
+	_bad=0
+	while read -r _w _upto _p _want; do
+		[ "$_w" = left ] || continue
+		# up to point K: before it, or at its mark (dm-log-writes'), not
+		# after anything that followed it
+		case $_upto in
+		-) ;;
+		*) [ "$2" -lt "$_upto" ] || { [ "$2" = "$_upto" ] && [ -n "$cr_at_mark" ]; } || continue ;;
+		esac
+		_n=$((_n + 1))
+		_got=$(cd "$CR_MNT" && fsop state "$_p" 2>&1)
+		_got=${_got#"$_p "}
+		[ "$_got" = "$_want" ] && continue
+		_bad=$((_bad + 1))
+		echo "$_p (left queued, never fsync'd): want $_want got $_got"
+	done <"$1"
+	[ "$_n" -eq 0 ] || echo "# left queued: $_n path(s) checked, $_bad differ" >&2
+}
+
 # cr_check_one MANIFEST K PREFIX: one manifest's check after its point K,
 # appended (lines prefixed) to diff.now and checked.now.
 cr_check_one() {
@@ -739,6 +777,7 @@ cr_check_one() {
 		cr_ranges "$2" "$1"
 	fi
 	cr_compare "$2" "$cr_dir/after" "$1" >"$cr_dir/diff.one" 2>"$cr_dir/checked.one"
+	cr_left_check "$1" "$2" >>"$cr_dir/diff.one" 2>>"$cr_dir/checked.one"
 	sed "s/^/$3/" "$cr_dir/diff.one" >>"$cr_dir/diff.now"
 	sed "s/^/$3/" "$cr_dir/checked.one" >>"$cr_dir/checked.now"
 }
@@ -895,6 +934,7 @@ cr_case() {
 	cr_id=$1 cr_wl=$2 cr_method=$3 cr_fs_writer=$4 cr_fs_replayer=$5
 	cr_dir=$OUT/cases/$cr_id
 	cr_why=
+	cr_at_mark=
 	cr_markdev=
 	cr_fc_got=
 	cr_points=
@@ -1290,8 +1330,10 @@ cr_run_logwrites() {
 				{ cr_result fail "logreplay to entry $_p"; return; }
 		fi
 		_prev=$_p
+		# the state at a point's own mark: nothing after the point yet
+		cr_at_mark=
 		case $_kind:$_name in
-		mark:p*) _kk=${_name#p} ;;
+		mark:p*) _kk=${_name#p} cr_at_mark=1 ;;
 		mark:t*p*)
 			_t=${_name#t}
 			eval "_kt_${_t%%p*}=${_t#*p}"
