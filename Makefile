@@ -24,7 +24,8 @@ Q ?= @
 TEST_PACKAGES := shellcheck fsmark dbench gnuplot-nox clang python3 \
 	autoconf automake libtool uuid-dev xfslibs-dev libattr1-dev \
 	libacl1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev \
-	xfsprogs btrfs-progs attr acl bc psmisc fio udev gawk keyutils quota
+	xfsprogs btrfs-progs attr acl bc psmisc fio udev gawk keyutils quota \
+	sqlite3
 PACKAGES := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
 	gcc make libc6-dev kmod xz-utils git qemu-system-x86 busybox-static \
 	e2fsprogs cpio dmsetup $(TEST_PACKAGES)

@@ -232,7 +232,7 @@ END {
 	}
 
 	print "\n## fsync latency\n" >out_md
-	print "Microseconds, p50 / p99 / max, each the mean of the per-run values; dbench reports only its max (over all operations).\n" >out_md
+	print "Microseconds, p50 / p99 / max, each the mean of the per-run values; dbench reports only its max (over all operations); sqlite-wal and sqlite-delete report per transaction (its fsyncs and all).\n" >out_md
 	print "| device | workload | ext4fc+fc | ext4fc-nofc | ext4+fc | ext4-nofc | p99 ext4fc+fc / ext4+fc | p99 ext4fc+fc / ext4fc-nofc |" >out_md
 	print "|---|---|--:|--:|--:|--:|--:|--:|" >out_md
 	for (i = 1; i <= ncells; i++) {

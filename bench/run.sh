@@ -15,8 +15,8 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 usage() {
 	cat <<'EOF'
 usage: bench/run.sh [--profile smoke|quick|full] [-o OUTDIR] [--reps N]
-                    [--iops N] [--devices LIST] [--workloads LIST]
-                    [--peers LIST] [--size SIZE] [-t SECONDS]
+                    [--iops N] [--bps MIB] [--devices LIST]
+                    [--workloads LIST] [--peers LIST] [--size SIZE] [-t SECONDS]
                     [--keep-images] [-q] [-n]
 
 Boots QEMU once (./run-qemu.sh) and runs every workload of the profile in
@@ -27,9 +27,9 @@ four configurations on identical fresh file systems:
   ext4-nofc     stock ext4.ko, mkfs -O ^fast_commit
 The configurations of one workload run back to back, repetition 1, 2, 3,
 4 in the orders ABCD, DCBA, BADC, CDAB (then again), so drift favours none
-of them.  The peers follow them on the fsync-heavy small-file workloads
-(fsmark-1t, fsmark-8t, varmail, interfere), alternating their order from
-one repetition to the next:
+of them.  The peers follow them on the fsync-heavy workloads
+(fsmark-1t, fsmark-8t, varmail, interfere, sqlite-wal, sqlite-delete),
+alternating their order from one repetition to the next:
   ext4fc+iso    ext4fc.ko, mkfs -O fast_commit, mount -o fsync_isolation
   ext4fc+batch  ext4fc.ko, group commit's window fc_batch_max_us=15000
   xfs, btrfs    mkfs.xfs, mkfs.btrfs (defaults)
@@ -42,14 +42,20 @@ Options:
   --reps N        repetitions (default: smoke 1, quick 2, full 4)
   --iops N        the throttled disk's limit: QEMU throttling.iops-total=N
                   (default 1000); 0 leaves that disk out
-  --devices L     comma-separated subset of: plain,iops
+  --bps MIB       the disk throttled in bandwidth: QEMU
+                  throttling.bps-total=MIB MiB/s (default 4), for the
+                  randw and sqlite workloads only; 0 leaves it out
+  --devices L     comma-separated subset of: plain,iops,bw
   --workloads L   comma-separated subset of the profile's workloads:
                   fsmark-1t,fsmark-4t,fsmark-8t,dbench-2,dbench-10,
                   varmail,fsynclat,fsynclat+writer,interfere,
                   fsmark-sec,fsmark-sec512 (files that get a default ACL
                   and a security.selinux label: 256- and 512-byte inodes),
                   randw-4,randw-16 (4 or 16 random 4 KiB writes into a
-                  preallocated file, then fdatasync)
+                  preallocated file, then fdatasync),
+                  sqlite-wal,sqlite-delete (Debian's sqlite3, WAL or
+                  rollback journal, synchronous=FULL, one-row INSERT
+                  transactions)
   --peers L       comma-separated peers for the fsync-heavy small-file
                   workloads: ext4fc+iso,xfs,btrfs (default for quick and
                   full), a subset, ext4fc+batch, or none (default for
@@ -78,7 +84,8 @@ profile=quick
 outdir=$top/build/bench
 reps=
 iops=1000
-devices=plain,iops
+bps=4
+devices=plain,iops,bw
 workloads=
 peers=
 size=1G
@@ -92,6 +99,7 @@ while [[ $# -gt 0 ]]; do
 	-o) outdir=${2:?}; shift 2 ;;
 	--reps) reps=${2:?}; shift 2 ;;
 	--iops) iops=${2:?}; shift 2 ;;
+	--bps) bps=${2:?}; shift 2 ;;
 	--devices) devices=${2:?}; shift 2 ;;
 	--workloads) workloads=${2:?}; shift 2 ;;
 	--peers) peers=${2:?}; shift 2 ;;
@@ -116,16 +124,19 @@ done
 #                                      MIB MiB, then fdatasync)
 #   fsmarksec THREADS FILES_PER_THREAD INODE_SIZE   (tests/src/fsmarksec.c;
 #                                      mkfs.ext4 -I INODE_SIZE)
+#   sqlite MODE TRANSACTIONS           (Debian's sqlite3: journal_mode=MODE,
+#                                      WAL or DELETE, synchronous=FULL,
+#                                      one-row INSERT transactions)
 declare -A wl=()
 order=(fsmark-1t fsmark-4t fsmark-8t dbench-2 dbench-10 varmail fsynclat fsynclat+writer interfere
-	fsmark-sec fsmark-sec512 randw-4 randw-16)
+	fsmark-sec fsmark-sec512 randw-4 randw-16 sqlite-wal sqlite-delete)
 case $profile in
 smoke)
 	def_reps=1 def_tmo=600
 	wl=([fsmark-4t]="fsmark 4 20" [dbench-2]="dbench 2 2"
 		[varmail]="varmail 4 200 40" [fsynclat+writer]="fsynclat 30 4096 1000 16"
 		[interfere]="interfere 2" [fsmark-sec512]="fsmarksec 4 10 512"
-		[randw-4]="randw 4 2 64")
+		[randw-4]="randw 4 2 64" [sqlite-wal]="sqlite WAL 20")
 	# The throttled disk only for one workload: enough to exercise it.
 	smoke_iops=fsmark-4t
 	;;
@@ -138,7 +149,8 @@ quick)
 		[fsynclat+writer]="fsynclat 300 4096 1000 128"
 		[interfere]="interfere 10"
 		[fsmark-sec]="fsmarksec 4 200 256" [fsmark-sec512]="fsmarksec 4 200 512"
-		[randw-4]="randw 4 10 64" [randw-16]="randw 16 10 256")
+		[randw-4]="randw 4 10 64" [randw-16]="randw 16 10 256"
+		[sqlite-wal]="sqlite WAL 200" [sqlite-delete]="sqlite DELETE 200")
 	;;
 full)
 	def_reps=4 def_tmo=7200
@@ -149,7 +161,8 @@ full)
 		[fsynclat+writer]="fsynclat 1000 4096 1000 256"
 		[interfere]="interfere 30"
 		[fsmark-sec]="fsmarksec 4 500 256" [fsmark-sec512]="fsmarksec 4 500 512"
-		[randw-4]="randw 4 30 64" [randw-16]="randw 16 30 256")
+		[randw-4]="randw 4 30 64" [randw-16]="randw 16 30 256"
+		[sqlite-wal]="sqlite WAL 1000" [sqlite-delete]="sqlite DELETE 1000")
 	;;
 *) die "--profile wants smoke, quick or full, not '$profile'" ;;
 esac
@@ -168,9 +181,10 @@ if [[ $peers != none ]]; then
 	done
 fi
 # The workloads the peers run: fsync-heavy, small files.
-peer_wl=" fsmark-1t fsmark-8t varmail interfere "
+peer_wl=" fsmark-1t fsmark-8t varmail interfere sqlite-wal sqlite-delete "
 [[ $reps =~ ^[1-9][0-9]*$ ]] || die "--reps wants a positive number, not '$reps'"
 [[ $iops =~ ^[0-9]+$ ]] || die "--iops wants a number, not '$iops'"
+[[ $bps =~ ^[0-9]+$ ]] || die "--bps wants a number of MiB/s, not '$bps'"
 [[ $tmo =~ ^[1-9][0-9]*$ ]] || die "-t wants a number of seconds, not '$tmo'"
 [[ $size =~ ^[1-9][0-9]*[MG]$ ]] || die "--size wants e.g. 1G or 512M, not '$size'"
 
@@ -187,21 +201,30 @@ else
 fi
 IFS=, read -r -a sel_dev <<<"$devices"
 for d in "${sel_dev[@]}"; do
-	case $d in plain | iops) ;; *) die "--devices: unknown device '$d' (plain, iops)" ;; esac
+	case $d in plain | iops | bw) ;; *) die "--devices: unknown device '$d' (plain, iops, bw)" ;; esac
 done
 if ((iops == 0)); then
 	mapfile -t sel_dev < <(printf '%s\n' "${sel_dev[@]}" | grep -vx iops || true)
 fi
+if ((bps == 0)); then
+	mapfile -t sel_dev < <(printf '%s\n' "${sel_dev[@]}" | grep -vx bw || true)
+fi
+# The disk throttled in bandwidth runs the workloads whose journal bytes
+# differ most: random writes and the databases.
+bw_wl=" randw-4 randw-16 sqlite-wal sqlite-delete "
 ((${#sel_dev[@]})) || die "no device left to run on"
 
 # --- prerequisites ------------------------------------------------------------
 
-need_dbench=0
+need_dbench=0 need_sqlite=()
 for w in "${sel_wl[@]}"; do
 	[[ ${wl[$w]} == dbench* ]] && need_dbench=1
+	[[ ${wl[$w]} == sqlite* ]] && need_sqlite=(sqlite3)
 done
 missing=()
 command -v fs_mark >/dev/null 2>&1 || missing+=("fs_mark (package fsmark)")
+((${#need_sqlite[@]} == 0)) || command -v sqlite3 >/dev/null 2>&1 ||
+	missing+=("sqlite3 (package sqlite3)")
 command -v dbench >/dev/null 2>&1 || missing+=("dbench (package dbench)")
 ((!need_dbench)) || [[ -r /usr/share/dbench/client.txt ]] ||
 	missing+=("/usr/share/dbench/client.txt (package dbench)")
@@ -213,12 +236,12 @@ for p in "${sel_peers[@]}"; do
 		missing+=("mkfs.$p (package ${peer_pkg[$p]}; or --peers none)")
 done
 ((${#missing[@]} == 0)) ||
-	die "missing on the host: ${missing[*]}: run 'make deps' (or apt-get install fsmark dbench gnuplot-nox xfsprogs btrfs-progs), then 'make'"
+	die "missing on the host: ${missing[*]}: run 'make deps' (or apt-get install fsmark dbench gnuplot-nox xfsprogs btrfs-progs sqlite3), then 'make'"
 initramfs=$top/build/initramfs.cpio.gz
 [[ -r $initramfs ]] || die "$initramfs not found: run 'make'"
 # listed once: grep -q in the pipe would make zcat die of SIGPIPE (pipefail)
 listing=$(zcat "$initramfs" | cpio -it --quiet 2>/dev/null)
-for b in fs_mark dbench varmail fsynclat interfere fsmarksec randw "${mkfs_peers[@]}"; do
+for b in fs_mark dbench varmail fsynclat interfere fsmarksec randw "${need_sqlite[@]}" "${mkfs_peers[@]}"; do
 	grep -q "/$b\$" <<<"$listing" ||
 		die "$b is not in build/initramfs.cpio.gz: run 'make' (after 'make deps')"
 done
@@ -258,6 +281,7 @@ n=0
 			if [[ $profile == smoke && $d == iops && $w != "$smoke_iops" ]]; then
 				continue
 			fi
+			[[ $d != bw || $bw_wl == *" $w "* ]] || continue
 			for ((r = 1; r <= reps; r++)); do
 				cs=${orders[(r - 1) % 4]}
 				if [[ $peer_wl == *" $w "* ]]; then
@@ -278,6 +302,8 @@ n=0
 	done
 } >"$plan"
 ((n > 0)) || die "the plan is empty (check --devices and --workloads)"
+bw_used=0
+grep -q '^[0-9]* bw ' "$plan" && bw_used=1
 if ((dry_run)); then
 	cat "$plan"
 	exit 0
@@ -288,7 +314,8 @@ fi
 plain_img=$outdir/images/plain.img
 truncate -s "$size" "$plain_img"
 qemu_opts=${QEMU_OPTS:-}
-throttle=
+throttle=''
+bw_throttle=''
 for d in "${sel_dev[@]}"; do
 	if [[ $d == iops ]]; then
 		iops_img=$outdir/images/iops.img
@@ -300,6 +327,13 @@ for d in "${sel_dev[@]}"; do
 		# without *-max, bursts of iops/10 are allowed.
 		qemu_opts+=" -drive if=none,id=bslow,file=${iops_img//,/,,},format=raw,cache=unsafe,$throttle"
 		qemu_opts+=" -device virtio-blk-pci,drive=bslow,serial=ext4fc-bench-slow,addr=0x1e"
+	fi
+	if [[ $d == bw && $bw_used == 1 ]]; then
+		bw_img=$outdir/images/bw.img
+		truncate -s "$size" "$bw_img"
+		bw_throttle="throttling.bps-total=$((bps * 1048576))"
+		qemu_opts+=" -drive if=none,id=bbw,file=${bw_img//,/,,},format=raw,cache=unsafe,$bw_throttle"
+		qemu_opts+=" -device virtio-blk-pci,drive=bbw,serial=ext4fc-bench-bw,addr=0x1d"
 	fi
 done
 
@@ -315,6 +349,7 @@ started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 	echo "disks: $size raw sparse files, virtio-blk, cache=unsafe (flushes reach QEMU, not the host disk)"
 	echo "plain: the -d disk as run-qemu.sh attaches it"
 	echo "iops: ${throttle:-not used}"
+	echo "bw: ${bw_throttle:-not used}${bw_throttle:+ (the workloads:$bw_wl)}"
 	echo "git: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 	for w in "${sel_wl[@]}"; do
 		echo "workload $w: ${wl[$w]}"
