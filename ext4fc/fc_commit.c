@@ -97,6 +97,21 @@
  *   up to FC_SHIFT_MAX_RUNS extents).  A directory that changes parent
  *   would need a new "..", which no record says: ineligible.
  *
+ * A directory's fsync
+ *
+ *   stock 6.1 treats a directory as data=journal, so its fsync is a full
+ *   commit, and SQLite's rollback journal (a new journal file, then an
+ *   fsync of its directory, every transaction) never gets a fast one.
+ *   Here it is a fast commit of every queued name operation, the
+ *   directory's among them (ext4_fc_fsync()): those records are all a
+ *   directory's entries need.  Its own inode has no record, so a change
+ *   of it that no name operation makes (mode, owner, times set by hand,
+ *   flags, xattrs: ext4_fc_track_dir_attr(), from ext4_setattr(),
+ *   ext4_fileattr_set() and the xattr code) flags it as above, and its
+ *   fsync is a full commit until one has carried the change.  Its mtime
+ *   and ctime after a replay are the replay's, as for the parent of any
+ *   file whose create a fast commit logged.
+ *
  * The commit (ext4_fc_commit(), from fsync)
  *
  *   1. jbd2_fc_begin_commit(): wait out a running commit; if it covered
@@ -491,6 +506,17 @@ void ext4_fc_mark_ineligible(struct super_block *sb, int reason,
 	spin_unlock(&sbi->s_fc_lock);
 }
 
+/* Flag @inode alone ineligible up to @tid.  s_fc_lock held. */
+static void fc_flag_inode(struct inode *inode, tid_t tid)
+{
+	struct ext4_inode_info *ei = EXT4_I(inode);
+
+	if (!ext4_test_inode_state(inode, EXT4_STATE_FC_INELIGIBLE) ||
+	    tid_gt(tid, ei->i_fc_ineligible_tid))
+		ei->i_fc_ineligible_tid = tid;
+	ext4_set_inode_state(inode, EXT4_STATE_FC_INELIGIBLE);
+}
+
 /*
  * A change only @inode's own records would carry wrongly (its xattrs,
  * journalled data, a block map).  With fsync_isolation only the commits
@@ -502,8 +528,6 @@ void ext4_fc_mark_inode_ineligible(struct inode *inode, int reason,
 {
 	struct super_block *sb = inode->i_sb;
 	struct ext4_sb_info *sbi = EXT4_SB(sb);
-	struct ext4_inode_info *ei = EXT4_I(inode);
-	tid_t tid;
 
 	if (fc_off(sb))
 		return;
@@ -511,13 +535,34 @@ void ext4_fc_mark_inode_ineligible(struct inode *inode, int reason,
 		ext4_fc_mark_ineligible(sb, reason, handle);
 		return;
 	}
-	tid = handle->h_transaction->t_tid;
 	spin_lock(&sbi->s_fc_lock);
-	if (!ext4_test_inode_state(inode, EXT4_STATE_FC_INELIGIBLE) ||
-	    tid_gt(tid, ei->i_fc_ineligible_tid))
-		ei->i_fc_ineligible_tid = tid;
-	ext4_set_inode_state(inode, EXT4_STATE_FC_INELIGIBLE);
+	fc_flag_inode(inode, handle->h_transaction->t_tid);
 	sbi->s_fc_stats.fc_ineligible_reason_count[reason]++;
+	spin_unlock(&sbi->s_fc_lock);
+}
+
+/*
+ * Directory @inode changed in a way no name record says (mode, owner,
+ * times set by hand, flags, an xattr): a fast commit could not make it
+ * durable, so an fsync of the directory is a full commit until one has
+ * carried the change.  @handle is the change's, or NULL once the change's
+ * own handle has ended: the newest transaction then is the latest the
+ * change can be in.  Nothing else is flagged: a file's fast commit never
+ * promised its parent's attributes.
+ */
+void ext4_fc_track_dir_attr(struct inode *inode, handle_t *handle)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(inode->i_sb);
+	tid_t tid;
+
+	if (fc_off(inode->i_sb) || !S_ISDIR(inode->i_mode))
+		return;
+	if (handle && !IS_ERR(handle) && ext4_handle_valid(handle))
+		tid = handle->h_transaction->t_tid;
+	else
+		tid = READ_ONCE(sbi->s_journal->j_transaction_sequence) - 1;
+	spin_lock(&sbi->s_fc_lock);
+	fc_flag_inode(inode, tid);
 	spin_unlock(&sbi->s_fc_lock);
 }
 
@@ -534,6 +579,11 @@ void ext4_fc_track_xattr(handle_t *handle, struct inode *inode, bool in_inode)
 
 	if (fc_off(inode->i_sb))
 		return;
+	if (S_ISDIR(inode->i_mode)) {
+		/* no record carries a directory's inode: see below */
+		ext4_fc_track_dir_attr(inode, handle);
+		return;
+	}
 	if (!in_inode) {
 		ext4_fc_mark_inode_ineligible(inode, EXT4_FC_REASON_XATTR,
 					      handle);
@@ -1832,10 +1882,29 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
  */
 int ext4_fc_fsync(struct inode *inode, tid_t tid)
 {
-	journal_t *journal = EXT4_SB(inode->i_sb)->s_journal;
+	struct ext4_sb_info *sbi = EXT4_SB(inode->i_sb);
+	journal_t *journal = sbi->s_journal;
 	int ret;
 
-	if (!test_opt2(inode->i_sb, FSYNC_ISOLATION) || S_ISDIR(inode->i_mode))
+	if (S_ISDIR(inode->i_mode) && !fc_off(inode->i_sb)) {
+		/*
+		 * Its names are name records (every queued one goes, so
+		 * isolation has nothing to leave out); a change of its own
+		 * inode is not, and needs the full commit.
+		 */
+		bool full = fc_inode_ineligible(journal, EXT4_I(inode));
+
+		spin_lock(&sbi->s_fc_lock);
+		if (full)
+			sbi->s_fc_stats.fc_dir_fsyncs_full++;
+		else
+			sbi->s_fc_stats.fc_dir_fsyncs++;
+		spin_unlock(&sbi->s_fc_lock);
+		if (full)
+			return jbd2_complete_transaction(journal, tid);
+		return fc_commit(journal, tid, NULL, true);
+	}
+	if (!test_opt2(inode->i_sb, FSYNC_ISOLATION))
 		return fc_commit(journal, tid, NULL, true);
 	ext4_set_inode_state(inode, EXT4_STATE_FC_FSYNC);
 	ret = fc_commit(journal, tid, inode, true);
@@ -2063,6 +2132,8 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "%lu range shifts over %d extents (full commit)\n",
 		   st->fc_shifts_too_long, FC_SHIFT_MAX_RUNS);
 	seq_printf(seq, "%lu directory moves logged\n", st->fc_dir_moves);
+	seq_printf(seq, "%lu directory fsyncs as fast commits, %lu as full commits (the directory's own inode changed)\n",
+		   st->fc_dir_fsyncs, st->fc_dir_fsyncs_full);
 	seq_printf(seq, "%lu isolated fast commits\n", st->fc_isolated);
 	seq_printf(seq, "%lu inodes left queued by them\n",
 		   st->fc_left_queued);

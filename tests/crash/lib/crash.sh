@@ -119,7 +119,8 @@
 #                  an O_SYNC write), the state of every path recorded so
 #                  far: what a power cut between points K-1 and K may find
 #   rec K KIND STATE   after point K, the state of what it made durable
-#                  (KIND fsync, fdatasync, osync, odsync or dir; osync
+#                  (KIND fsync, fdatasync, osync, odsync, dirsync (a
+#                  directory fsync'd) or dir (one "also" names); osync
 #                  and odsync, an O_SYNC / O_DSYNC write, add
 #                  range=OFF:LEN:SEED)
 #
@@ -128,7 +129,8 @@
 # last record R is from a point <= K and whose state at pre K+1 is still
 # R (so it was not changed after it was made durable) must have R's
 # fields after the replay: all but atime for fsync, size and data for
-# fdatasync, the entries (names) and link count for a directory; for an
+# fdatasync, the entries (names) and link count for a directory ("also"),
+# and for a directory fsync'd its mode, owner and xattrs too; for an
 # O_SYNC (O_DSYNC) write, fsync's (fdatasync's) fields but, instead of
 # the whole file's data, the written range: the rest of the file's dirty
 # data is not made durable by it.  An
@@ -428,7 +430,7 @@ cr_step() {
 		cr_k=$((cr_k + 1))
 		fsop "$_verb" "$1" || return 1
 		if [ -d "$1" ]; then
-			cr_point dir "$1"
+			cr_point dirsync "$1"
 		else
 			cr_point "$_verb" "$1"
 		fi
@@ -611,7 +613,8 @@ cr_compare() {
 		-v fields_fdatasync="type ino size data" \
 		-v fields_osync="type ino size mode nlink uid gid mtime ctime xattr range" \
 		-v fields_odsync="type ino size range" \
-		-v fields_dir="type ino nlink entries" '
+		-v fields_dir="type ino nlink entries" \
+		-v fields_dirsync="type ino mode nlink uid gid entries xattr" '
 	function parse(line, arr,    n, i, w, kv) {
 		split("", arr)
 		n = split(line, w, " ")
@@ -625,7 +628,8 @@ cr_compare() {
 	}
 	function fields(kind) {
 		return kind == "fsync" ? fields_fsync : kind ~ /^fdatasync/ ? fields_fdatasync : \
-			kind == "osync" ? fields_osync : kind ~ /^odsync/ ? fields_odsync : fields_dir
+			kind == "osync" ? fields_osync : kind ~ /^odsync/ ? fields_odsync : \
+			kind == "dirsync" ? fields_dirsync : fields_dir
 	}
 	# what must not change after the point for it to be checked: for an
 	# O_SYNC range, the whole file
