@@ -114,6 +114,14 @@
  *
  * The commit (ext4_fc_commit(), from fsync)
  *
+ *   0. An fsync whose inode has nothing left to log (fc_all_logged(): not
+ *      queued, not being committed, no create pending, nothing
+ *      ineligible; for a directory, no name queued) takes no commit:
+ *      what it changed is in fast commits already on disk, and the data
+ *      the fsync wrote needs only a cache flush.  Stock ext4 gets the
+ *      same from a full commit (the inode's transaction is then
+ *      committed); fast commits never commit a transaction, so without
+ *      this every later fsync of the file would be one more fast commit.
  *   1. jbd2_fc_begin_commit(): wait out a running commit; if it covered
  *      our changes we are done ("skipped").  Updates are locked now.
  *   2. Freeze the queues (STAGING joins MAIN): every queued inode, and
@@ -1880,12 +1888,53 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
  * for a waiting fsync) and its own takes only what it needs.  A
  * directory's fsync is a full commit in 6.1 anyway.
  */
+/*
+ * Has every change of @inode an fsync needs gone out already?  A change
+ * queues the inode (a new name hangs on it too), and the queue lets go of
+ * it only once a commit that carried it is on disk: an inode neither
+ * queued nor being committed, with no create pending and nothing
+ * ineligible, has nothing left to log.  A directory also needs every
+ * queued name gone.
+ */
+static bool fc_all_logged(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	struct ext4_sb_info *sbi = EXT4_SB(sb);
+	struct ext4_inode_info *ei = EXT4_I(inode);
+	bool done;
+
+	spin_lock(&sbi->s_fc_lock);
+	done = list_empty(&ei->i_fc_list) && list_empty(&ei->i_fc_dilist) &&
+	       !fc_committing(inode) &&
+	       !ext4_test_mount_flag(sb, EXT4_MF_FC_INELIGIBLE) &&
+	       !fc_inode_ineligible(sbi->s_journal, ei);
+	if (done && S_ISDIR(inode->i_mode))
+		done = list_empty(&sbi->s_fc_dentry_q[FC_Q_MAIN]) &&
+		       list_empty(&sbi->s_fc_dentry_q[FC_Q_STAGING]);
+	if (done)
+		sbi->s_fc_stats.fc_all_logged++;
+	spin_unlock(&sbi->s_fc_lock);
+	return done;
+}
+
 int ext4_fc_fsync(struct inode *inode, tid_t tid)
 {
 	struct ext4_sb_info *sbi = EXT4_SB(inode->i_sb);
 	journal_t *journal = sbi->s_journal;
 	int ret;
 
+	/*
+	 * Nothing left to log: the data the fsync wrote needs the cache
+	 * flush, not a commit (a directory has no data).  A committed @tid
+	 * goes on: fc_commit() returns at once, and the caller flushes.
+	 */
+	if (!fc_off(inode->i_sb) &&
+	    tid_gt(tid, READ_ONCE(journal->j_commit_sequence)) &&
+	    fc_all_logged(inode)) {
+		if (S_ISDIR(inode->i_mode) || !(journal->j_flags & JBD2_BARRIER))
+			return 0;
+		return blkdev_issue_flush(inode->i_sb->s_bdev);
+	}
 	if (S_ISDIR(inode->i_mode) && !fc_off(inode->i_sb)) {
 		/*
 		 * Its names are name records (every queued one goes, so
@@ -2134,6 +2183,8 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "%lu directory moves logged\n", st->fc_dir_moves);
 	seq_printf(seq, "%lu directory fsyncs as fast commits, %lu as full commits (the directory's own inode changed)\n",
 		   st->fc_dir_fsyncs, st->fc_dir_fsyncs_full);
+	seq_printf(seq, "%lu fsyncs with nothing left to log (a cache flush at most)\n",
+		   st->fc_all_logged);
 	seq_printf(seq, "%lu isolated fast commits\n", st->fc_isolated);
 	seq_printf(seq, "%lu inodes left queued by them\n",
 		   st->fc_left_queued);

@@ -175,9 +175,10 @@ struct ext4fc_batch {
  * What fc_info shows, read without locks.  A commit updates its counts
  * under the journal's fast-commit exclusion (one fast commit at a time);
  * the tracking paths and fsync bump theirs under s_fc_lock (reasons,
- * xattrs, shifts, moves, directory fsyncs); the counts of fsyncs another
- * commit covered, of waits for a full commit and the batching waits are
- * bumped outside both (a lost bump is a wrong count, nothing more).
+ * xattrs, shifts, moves, directory fsyncs, fsyncs with nothing left to
+ * log); the counts of fsyncs another commit covered, of waits for a full
+ * commit and the batching waits are bumped outside both (a lost bump is
+ * a wrong count, nothing more).
  */
 struct ext4_fc_stats {
 	unsigned long fc_num_commits;		/* fast commits that made it */
@@ -196,6 +197,7 @@ struct ext4_fc_stats {
 	unsigned long fc_dir_moves;		/* to another parent (DOTDOT) */
 	unsigned long fc_dir_fsyncs;		/* directory fsyncs, fast */
 	unsigned long fc_dir_fsyncs_full;	/* ... its inode changed: full */
+	unsigned long fc_all_logged;		/* fsyncs with nothing to log */
 	unsigned long fc_full_waits;		/* fsyncs that waited for a full commit */
 	u64 fc_full_wait_ns;			/* how long, summed */
 	u64 fc_full_wait_max_ns;		/* the longest */
