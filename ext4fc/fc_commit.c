@@ -108,9 +108,12 @@
  *   of it that no name operation makes (mode, owner, times set by hand,
  *   flags, xattrs: ext4_fc_track_dir_attr(), from ext4_setattr(),
  *   ext4_fileattr_set() and the xattr code) flags it as above, and its
- *   fsync is a full commit until one has carried the change.  Its mtime
- *   and ctime after a replay are the replay's, as for the parent of any
- *   file whose create a fast commit logged.
+ *   fsync is a full commit until one has carried the change.  So is
+ *   every directory's fsync while a directory created or removed in the
+ *   epoch waits for a full commit (fc_subdir_pending(): stock's replay of
+ *   mkdir and rmdir needs one after it, as its directory fsyncs give it).
+ *   Its mtime and ctime after a replay are the replay's, as for the
+ *   parent of any file whose create a fast commit logged.
  *
  * The commit (ext4_fc_commit(), from fsync)
  *
@@ -514,6 +517,14 @@ void ext4_fc_mark_ineligible(struct super_block *sb, int reason,
 	spin_unlock(&sbi->s_fc_lock);
 }
 
+/* One more of what @n counts (a tracking path's fc_info count). */
+static void fc_count(struct ext4_sb_info *sbi, unsigned long *n)
+{
+	spin_lock(&sbi->s_fc_lock);
+	(*n)++;
+	spin_unlock(&sbi->s_fc_lock);
+}
+
 /* Flag @inode alone ineligible up to @tid.  s_fc_lock held. */
 static void fc_flag_inode(struct inode *inode, tid_t tid)
 {
@@ -598,9 +609,7 @@ void ext4_fc_track_xattr(handle_t *handle, struct inode *inode, bool in_inode)
 		return;
 	}
 	ext4_set_inode_state(inode, EXT4_STATE_FC_XATTR);
-	spin_lock(&sbi->s_fc_lock);
-	sbi->s_fc_stats.fc_xattr_in_inode++;
-	spin_unlock(&sbi->s_fc_lock);
+	fc_count(sbi, &sbi->s_fc_stats.fc_xattr_in_inode);
 }
 
 /* Queue a name operation: @name in @dir, which refers to @inode. */
@@ -646,6 +655,11 @@ static int fc_track_name(handle_t *handle, struct inode *inode,
 
 	spin_lock(&sbi->s_fc_lock);
 	list_add_tail(&fd->fd_queue, fc_generation(sbi, sbi->s_fc_dentry_q));
+	if (S_ISDIR(inode->i_mode) && tag != EXT4_FC_TAG_LINK) {
+		/* a directory came or went: see fc_subdir_pending() */
+		sbi->s_fc_subdir = true;
+		sbi->s_fc_subdir_tid = fd->fd_tid;
+	}
 	if (tag == EXT4_FC_TAG_CREAT) {
 		WARN_ON_ONCE(!list_empty(&ei->i_fc_dilist));
 		list_add_tail(&fd->fd_inode, &ei->i_fc_dilist);
@@ -853,9 +867,7 @@ void ext4_fc_track_dir_move(handle_t *handle, struct dentry *from,
 	    fc_track_name(handle, inode, d_inode(from->d_parent),
 			  &from->d_name, EXT4_FC_TAG_UNLINK))
 		return;		/* marked ineligible */
-	spin_lock(&EXT4_SB(sb)->s_fc_lock);
-	EXT4_SB(sb)->s_fc_stats.fc_dir_moves++;
-	spin_unlock(&EXT4_SB(sb)->s_fc_lock);
+	fc_count(EXT4_SB(sb), &EXT4_SB(sb)->s_fc_stats.fc_dir_moves);
 }
 
 /*
@@ -921,12 +933,8 @@ void ext4_fc_track_shift(handle_t *handle, struct inode *inode,
 		}
 		next += max_t(unsigned int, map.m_len, 1);
 	}
-	spin_lock(&sbi->s_fc_lock);
-	if (too_many)
-		sbi->s_fc_stats.fc_shifts_too_long++;
-	else
-		sbi->s_fc_stats.fc_shifts++;
-	spin_unlock(&sbi->s_fc_lock);
+	fc_count(sbi, too_many ? &sbi->s_fc_stats.fc_shifts_too_long :
+				 &sbi->s_fc_stats.fc_shifts);
 	if (too_many)
 		ext4_fc_mark_inode_ineligible(inode,
 					      EXT4_FC_REASON_FALLOC_RANGE,
@@ -1889,6 +1897,21 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
  * directory's fsync is a full commit in 6.1 anyway.
  */
 /*
+ * Has the epoch a directory created or removed that no full commit has
+ * carried yet?  Stock 6.1's replay of a mkdir or rmdir leaves the parent's
+ * link count (and the new directory's i_blocks) wrong unless a full
+ * commit follows, which its directory fsyncs always were: ours are then
+ * full commits too, so that stock replays what we write as well as what
+ * it writes.  s_fc_lock held.
+ */
+static bool fc_subdir_pending(struct ext4_sb_info *sbi)
+{
+	return sbi->s_fc_subdir &&
+	       tid_gt(sbi->s_fc_subdir_tid,
+		      READ_ONCE(sbi->s_journal->j_commit_sequence));
+}
+
+/*
  * Has every change of @inode an fsync needs gone out already?  A change
  * queues the inode (a new name hangs on it too), and the queue lets go of
  * it only once a commit that carried it is on disk: an inode neither
@@ -1910,7 +1933,8 @@ static bool fc_all_logged(struct inode *inode)
 	       !fc_inode_ineligible(sbi->s_journal, ei);
 	if (done && S_ISDIR(inode->i_mode))
 		done = list_empty(&sbi->s_fc_dentry_q[FC_Q_MAIN]) &&
-		       list_empty(&sbi->s_fc_dentry_q[FC_Q_STAGING]);
+		       list_empty(&sbi->s_fc_dentry_q[FC_Q_STAGING]) &&
+		       !fc_subdir_pending(sbi);
 	if (done)
 		sbi->s_fc_stats.fc_all_logged++;
 	spin_unlock(&sbi->s_fc_lock);
@@ -1941,14 +1965,14 @@ int ext4_fc_fsync(struct inode *inode, tid_t tid)
 		 * isolation has nothing to leave out); a change of its own
 		 * inode is not, and needs the full commit.
 		 */
-		bool full = fc_inode_ineligible(journal, EXT4_I(inode));
+		bool full;
 
 		spin_lock(&sbi->s_fc_lock);
-		if (full)
-			sbi->s_fc_stats.fc_dir_fsyncs_full++;
-		else
-			sbi->s_fc_stats.fc_dir_fsyncs++;
+		full = fc_inode_ineligible(journal, EXT4_I(inode)) ||
+		       fc_subdir_pending(sbi);
 		spin_unlock(&sbi->s_fc_lock);
+		fc_count(sbi, full ? &sbi->s_fc_stats.fc_dir_fsyncs_full :
+				     &sbi->s_fc_stats.fc_dir_fsyncs);
 		if (full)
 			return jbd2_complete_transaction(journal, tid);
 		return fc_commit(journal, tid, NULL, true);
