@@ -35,8 +35,9 @@ readonly IGNORE_PATTERNS=(
 
 usage() {
 	cat <<'EOF'
-usage: ./run-qemu.sh [-d IMAGE]... [-f FILE]... [-o OUTDIR] [-t SECONDS]
-                     [-m MEM] [--accel auto|kvm|tcg] [--host-root] [-i] [-q]
+usage: ./run-qemu.sh [-d IMAGE]... [-n IMAGE]... [-f FILE]... [-o OUTDIR]
+                     [-t SECONDS] [-m MEM] [--accel auto|kvm|tcg]
+                     [--host-root] [-i] [-q]
                      [SCRIPT [ARGS...]]
        ./run-qemu.sh --scan-console CONSOLE_LOG [TAINTED]
        ./run-qemu.sh --help
@@ -55,6 +56,15 @@ Options:
                itself has no FUA: the block layer adds a flush); QEMU does
                not pass flushes on to the host, but everything the guest
                wrote is in IMAGE once QEMU exits, even when killed.
+  -n IMAGE     attach IMAGE as the next NVMe disk (QEMU's nvme controller,
+               one per IMAGE, one namespace, serials ext4fc-n0, -n1, ...),
+               numbered apart from the -d disks: $NVME_DISKS in the guest
+               lists them in order ("/dev/nvme0n1 /dev/nvme1n1"; init finds
+               them by serial: the driver probes asynchronously, so use
+               $NVME_DISKS rather than the names).  At most 4.  cache=unsafe
+               as for -d (write cache "write back"), but unlike virtio-blk
+               the disk has FUA (queue/fua 1): FUA writes reach it as FUA,
+               with no flush added.
   -f FILE      copy FILE into the guest's $TESTDIR, next to SCRIPT.  Repeatable.
   -o OUTDIR    where results go (must be new or empty); default
                build/results/<date>-<time>-<script>/, linked as
@@ -87,6 +97,8 @@ In the guest (environment of SCRIPT, and of the interactive shell):
   $OUT       output directory (the cwd); its contents come back into OUTDIR
   $TESTDIR   SCRIPT and the -f files
   $DISKS     the -d disks as device names, in order ("/dev/vda /dev/vdb")
+  $NVME_DISKS  the -n disks, in order ("/dev/nvme0n1 /dev/nvme1n1"); init
+             waits (up to 20 s) for them to appear
   $KVER      kernel release;  $HARNESS_ACCEL  kvm or tcg
   PATH       /usr/local/bin (fsop and other build/bin helpers) first, then
              e2fsprogs, dmsetup, blkid, busybox applets
@@ -221,6 +233,7 @@ fi
 # --- options -----------------------------------------------------------------
 
 images=()
+nvmes=()
 files=()
 outdir=
 tmo=
@@ -232,6 +245,7 @@ host_root=0
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	-d) [[ $# -ge 2 ]] || die_usage "-d needs an IMAGE"; images+=("$2"); shift 2 ;;
+	-n) [[ $# -ge 2 ]] || die_usage "-n needs an IMAGE"; nvmes+=("$2"); shift 2 ;;
 	-f) [[ $# -ge 2 ]] || die_usage "-f needs a FILE"; files+=("$2"); shift 2 ;;
 	-o) [[ $# -ge 2 ]] || die_usage "-o needs an OUTDIR"; outdir=$2; shift 2 ;;
 	-t) [[ $# -ge 2 ]] || die_usage "-t needs SECONDS"; tmo=$2; shift 2 ;;
@@ -280,6 +294,11 @@ for img in "${images[@]}"; do
 	[[ -r $img && -w $img ]] || die_usage "-d $img: need read and write permission"
 done
 ((${#images[@]} <= 16)) || die_usage "at most 16 -d images"
+for img in "${nvmes[@]}"; do
+	[[ -f $img || -b $img ]] || die_usage "-n $img: no such image file or block device"
+	[[ -r $img && -w $img ]] || die_usage "-n $img: need read and write permission"
+done
+((${#nvmes[@]} <= 4)) || die_usage "at most 4 -n images"
 
 # --- prerequisites -----------------------------------------------------------
 
@@ -462,6 +481,7 @@ done
 	echo "HARNESS_ACCEL=$accel"
 	echo "HARNESS_TIMEOUT=${tmo:-}"
 	echo "HARNESS_ROOT=$( ((host_root)) && echo host || echo initramfs)"
+	echo "HARNESS_NVME=${#nvmes[@]}"
 	printf 'set --'
 	for a in "${args[@]}"; do
 		printf ' %s' "$(shq "$a")"
@@ -511,6 +531,14 @@ for img in "${images[@]}"; do
 		-device "virtio-blk-pci,drive=d$i,serial=ext4fc-d$i,addr=$(printf '0x%x' $((8 + i)))")
 	i=$((i + 1))
 done
+# NVMe: slots 0x1b.. (the virtio disks and the results disk take at most
+# 0x8..0x18).  The serial finds the namespace in the guest.
+j=0
+for img in "${nvmes[@]}"; do
+	qemu+=(-drive "if=none,id=n$j,file=$(qemu_path "$img"),format=raw,cache=unsafe,discard=unmap"
+		-device "nvme,drive=n$j,serial=ext4fc-n$j,addr=$(printf '0x%x' $((0x1b + j)))")
+	j=$((j + 1))
+done
 if ((host_root)); then
 	# The host's / read-only; multidevs=remap keeps inode numbers unique
 	# across the host's mounts (QEMU warns otherwise).
@@ -533,7 +561,7 @@ echo >>"$outdir/qemu.log"
 
 what=${script_name:-shell}
 if ((!quiet)); then
-	say "$what: kernel $KVER, accel $accel ($why), ${#images[@]} disk(s), timeout ${tmo:-none}$( ((host_root)) && echo ", host root")"
+	say "$what: kernel $KVER, accel $accel ($why), ${#images[@]} disk(s)$( ((${#nvmes[@]})) && echo " + ${#nvmes[@]} NVMe"), timeout ${tmo:-none}$( ((host_root)) && echo ", host root")"
 	say "results: $rel_out/"
 fi
 

@@ -385,6 +385,30 @@ EOF
 	((SECONDS - t0 < 100)) || { why="the guest took $((SECONDS - t0)) s: it waited past the bounded sync"; return 1; }
 }
 
+desc[017]="-n images are NVMe in \$NVME_DISKS, in order, with FUA and a write-back cache"
+case_017() {
+	mkimg "$d/v.img"
+	mkimg "$d/n0.img" -L n0
+	mkimg "$d/n1.img" -L n1
+	script nvme.sh <<'EOF'
+#!/bin/sh
+set -e
+echo "DISKS='$DISKS' NVME_DISKS='$NVME_DISKS'"
+[ "$DISKS" = /dev/vda ]
+set -- $NVME_DISKS
+[ $# = 2 ]
+[ "$(blkid -o value -s LABEL "$1")" = n0 ] && [ "$(blkid -o value -s LABEL "$2")" = n1 ]
+for n in "$@"; do
+	b=${n##*/}
+	echo "$b: fua $(cat /sys/block/$b/queue/fua), write_cache $(cat /sys/block/$b/queue/write_cache)"
+	[ "$(cat /sys/block/$b/queue/fua)" = 1 ]
+	[ "$(cat /sys/block/$b/queue/write_cache)" = "write back" ]
+done
+EOF
+	rq -q -o "$d/res" -d "$d/v.img" -n "$d/n0.img" -n "$d/n1.img" "$d/nvme.sh"
+	want_rc 0
+}
+
 # --- driver ------------------------------------------------------------------
 
 cases=("$@")
