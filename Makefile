@@ -49,7 +49,7 @@ HELPERS := $(BUILD)/bin/fsop
 HELPERS += $(BUILD)/bin/acegen $(BUILD)/bin/logreplay $(BUILD)/bin/dmctl
 # Benchmark workloads (bench/README.md), static like fsop.
 HELPERS += $(BUILD)/bin/varmail $(BUILD)/bin/fsynclat $(BUILD)/bin/interfere
-HELPERS += $(BUILD)/bin/fsmarksec $(BUILD)/bin/randw
+HELPERS += $(BUILD)/bin/fsmarksec $(BUILD)/bin/randw $(BUILD)/bin/metafsync
 # Corrupted fast-commit areas (tests/corrupt): find, list and mutate them.
 HELPERS += $(BUILD)/bin/fccorrupt
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
@@ -184,7 +184,8 @@ $(BUILD)/bin/fsop: $(TOP)/tests/src/fsop.c
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
 	$(Q)gcc -static -O2 -Wall -Wextra -o $@ $<
 
-$(BUILD)/bin/varmail $(BUILD)/bin/fsynclat $(BUILD)/bin/interfere $(BUILD)/bin/fsmarksec $(BUILD)/bin/randw: $(BUILD)/bin/%: $(TOP)/tests/src/%.c $(TOP)/tests/src/pctl.h
+$(BUILD)/bin/varmail $(BUILD)/bin/fsynclat $(BUILD)/bin/interfere $(BUILD)/bin/fsmarksec $(BUILD)/bin/randw \
+		$(BUILD)/bin/metafsync: $(BUILD)/bin/%: $(TOP)/tests/src/%.c $(TOP)/tests/src/pctl.h
 	$(call need,gcc,gcc)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
