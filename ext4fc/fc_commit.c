@@ -151,7 +151,9 @@
  *      preflush+FUA: its flush makes the data durable, its FUA the
  *      blocks, so a commit of any size is one round trip.  (If the
  *      blocks are not contiguous on disk, the tail's block goes alone
- *      with preflush+FUA once the others have completed.)
+ *      with preflush+FUA once the others have completed.)  With
+ *      fc_selective_flush the preflush is left out when it would make
+ *      nothing durable (below).
  *   5. Wait for the fc buffers, jbd2_fc_end_commit(); the cleanup callback
  *      empties MAIN (keeping inodes marked for requeue) and promotes
  *      STAGING.
@@ -179,14 +181,44 @@
  *   as an average fast commit, opened by the fsync of a thread other than
  *   the last one to commit (fc_batch()).
  *
+ * Selective flushing (mount option fc_selective_flush, off by default)
+ *
+ *   A fast commit needs a cache flush only to make durable the data its
+ *   records point at, or that its fsync promises: everything else it
+ *   depends on is durable already (the full commit before it and every
+ *   earlier fast commit completed with FUA, and what replay rebuilds,
+ *   bitmaps and directory blocks, is never written in place before a
+ *   full commit).  So we know, per inode, whether its data is:
+ *   s_fc_data_seq counts the data writes that completed without FUA
+ *   (ext4_fc_data_written(): a writeback bio's end, a direct write, the
+ *   zeroes written for an extent), i_fc_data_seq is the newest of an
+ *   inode's (an evicted inode leaves its own in s_fc_evicted_seq), and
+ *   s_fc_flushed_seq the newest a completed cache flush covers: the
+ *   count read before the flush was issued, so only writes completed by
+ *   then.  On a device with FUA, data written for someone who waits
+ *   for it (WB_SYNC_ALL writeback: fsync's own, a commit's ordered data)
+ *   goes FUA and is never counted (ext4_fc_fua_data()).  A fast commit
+ *   whose every frozen inode has its data durable (fc_data_durable())
+ *   writes its fc blocks FUA only, each of them if they go separately;
+ *   the others flush as above.  An fsync with nothing left to log, or
+ *   whose transaction is committed already, flushes only if its file's
+ *   data is not durable.  So what still flushes: a commit of an inode
+ *   with data from background writeback, direct I/O or zeroing since
+ *   the last flush, and, on a device without FUA (virtio-blk), every
+ *   commit that logs written data (the block layer also turns each FUA
+ *   into a write and a flush there).  Full commits are jbd2's, as ever,
+ *   and their flushes are not counted as covering anything (a flush
+ *   we did not issue tells us nothing about when it was issued).
+ *
  * fc_info (/proc/fs/ext4fc/DEV/fc_info) counts the outcomes, the reasons,
  * the blocks written (and per fast commit), the fsyncs the fast commits
  * answered, the batching windows and the fsyncs that waited in them, the time per commit phase (choosing, records, data, fc
  * blocks), the full
  * commits the area made (synchronous ones it forced, background ones
  * started early), the in-inode xattr changes and range shifts logged,
- * the isolated commits and the inodes they left queued, and a commit
- * latency histogram.
+ * the isolated commits and the inodes they left queued, the commits and
+ * fsyncs selective flushing spared a flush, and a commit latency
+ * histogram.
  */
 
 #include "ext4.h"
@@ -388,6 +420,78 @@ static void fc_free_dentry(struct ext4fc_dentry *fd)
 	kmem_cache_free(ext4fc_dentry_cache, fd);
 }
 
+static void fc_seq_max(atomic64_t *v, s64 seq)
+{
+	s64 old = atomic64_read(v), prev;
+
+	while (old < seq) {
+		prev = atomic64_cmpxchg(v, old, seq);
+		if (prev == old)
+			break;
+		old = prev;
+	}
+}
+
+static bool fc_selective(struct super_block *sb)
+{
+	return test_opt2(sb, FC_SELECTIVE_FLUSH) &&
+	       test_opt2(sb, JOURNAL_FAST_COMMIT) && test_opt(sb, BARRIER);
+}
+
+/*
+ * Selective flushing: should data written for someone who waits for it
+ * (writeback with WB_SYNC_ALL: fsync, a commit's ordered data) go FUA?
+ * Only on a device with FUA: elsewhere the block layer would add a
+ * flush to every such write.
+ */
+bool ext4_fc_fua_data(struct super_block *sb)
+{
+	return fc_selective(sb) && bdev_fua(sb->s_bdev);
+}
+
+/*
+ * A data write of @inode completed without FUA (end of a writeback bio, a
+ * direct write, zeroes for an extent): it is durable only after a cache
+ * flush issued from now on.
+ */
+void ext4_fc_data_written(struct inode *inode)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(inode->i_sb);
+
+	fc_seq_max(&EXT4_I(inode)->i_fc_data_seq,
+		   atomic64_inc_return(&sbi->s_fc_data_seq));
+}
+
+/*
+ * With fc_selective_flush: is every data write of @inode that has
+ * completed durable (FUA, or covered by a cache flush since)?  Without
+ * the option, never: the caller flushes as it always did.
+ */
+bool ext4_fc_data_durable(struct inode *inode)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(inode->i_sb);
+	s64 seq;
+
+	if (!fc_selective(inode->i_sb))
+		return false;
+	smp_rmb();	/* after the wait for the writes (their end_io) */
+	seq = max(atomic64_read(&EXT4_I(inode)->i_fc_data_seq),
+		  atomic64_read(&sbi->s_fc_evicted_seq));
+	return seq <= atomic64_read(&sbi->s_fc_flushed_seq);
+}
+
+/* A cache flush; the data writes completed before it are durable after. */
+int ext4_fc_flush(struct super_block *sb)
+{
+	struct ext4_sb_info *sbi = EXT4_SB(sb);
+	s64 seq = atomic64_read(&sbi->s_fc_data_seq);
+	int err = blkdev_issue_flush(sb->s_bdev);
+
+	if (!err)
+		fc_seq_max(&sbi->s_fc_flushed_seq, seq);
+	return err;
+}
+
 void ext4_fc_init_inode(struct inode *inode)
 {
 	struct ext4_inode_info *ei = EXT4_I(inode);
@@ -403,6 +507,7 @@ void ext4_fc_init_inode(struct inode *inode)
 	ext4_clear_inode_state(inode, EXT4_STATE_FC_XATTR);
 	ei->i_fc_ineligible_tid = 0;
 	ei->i_fc_snap = 0;
+	atomic64_set(&ei->i_fc_data_seq, 0);
 	fc_forget_range(ei);
 }
 
@@ -461,11 +566,12 @@ void ext4_fc_del(struct inode *inode)
 {
 	struct ext4fc_dentry *fd = NULL;
 	struct ext4_inode_info *ei = EXT4_I(inode);
-	struct ext4_sb_info *sbi;
+	struct ext4_sb_info *sbi = EXT4_SB(inode->i_sb);
 
+	/* a reloaded inode starts at 0: the superblock remembers for it */
+	fc_seq_max(&sbi->s_fc_evicted_seq, atomic64_read(&ei->i_fc_data_seq));
 	if (fc_off(inode->i_sb))
 		return;
-	sbi = EXT4_SB(inode->i_sb);
 
 	spin_lock(&sbi->s_fc_lock);
 	while (fc_committing(inode)) {
@@ -1570,6 +1676,20 @@ static void fc_end_bio(struct bio *bio)
 }
 
 /*
+ * fc_selective_flush: is the data of every inode the commit logs durable
+ * already (ext4_fc_data_durable())?  Then the fc blocks need no flush.
+ */
+static bool fc_data_durable(struct ext4_sb_info *sbi)
+{
+	struct ext4_inode_info *ei;
+
+	list_for_each_entry(ei, &sbi->s_fc_q[FC_Q_MAIN], i_fc_list)
+		if (!ext4_fc_data_durable(&ei->vfs_inode))
+			return false;
+	return true;
+}
+
+/*
  * Send all the commit's blocks as one write with @opf, if they are
  * contiguous on the log's device (they are unless the journal's blocks
  * are fragmented inside the area).  Returns false, having sent nothing,
@@ -1624,29 +1744,40 @@ static bool fc_write_run(struct fc_writer *w, blk_opf_t opf)
 static int fc_send(struct fc_writer *w)
 {
 	journal_t *journal = w->journal;
+	struct ext4_sb_info *sbi = w->sbi;
 	struct buffer_head *tail = w->closed, *bh, *next;
 	blk_opf_t plain = REQ_OP_WRITE | JBD2_JOURNAL_REQ_FLAGS, opf = plain;
+	bool flush = test_opt(w->sb, BARRIER);
 	ktime_t t0 = ktime_get();
 	struct blk_plug plug;
+	s64 seq;
 	int err;
 
-	err = fc_write_data(w->sbi);
+	err = fc_write_data(sbi);
 	if (err)
 		return err;
+	if (flush && fc_selective(w->sb)) {
+		flush = !fc_data_durable(sbi);
+		fc_count(sbi, flush ? &sbi->s_fc_stats.fc_data_flush :
+				      &sbi->s_fc_stats.fc_no_flush);
+	}
+	/* every data write completed by now is covered by the flush */
+	seq = atomic64_read(&sbi->s_fc_data_seq);
 	/* the data went to another device than the log: order it first */
-	if (journal->j_fs_dev != journal->j_dev)
+	if (flush && journal->j_fs_dev != journal->j_dev)
 		blkdev_issue_flush(journal->j_fs_dev);
 	fc_phase_end(w, EXT4FC_PHASE_DATA, &t0);
 
 	if (test_opt(w->sb, BARRIER))
-		opf |= REQ_PREFLUSH | REQ_FUA;
+		opf |= flush ? REQ_PREFLUSH | REQ_FUA : REQ_FUA;
 	if (fc_write_run(w, opf))
 		goto wait;
 	blk_start_plug(&plug);
 	for (bh = tail->b_private; bh; bh = next) {
 		next = bh->b_private;
 		bh->b_private = NULL;
-		fc_write_block(bh, plain);
+		/* no flush to come: each block durable by itself */
+		fc_write_block(bh, flush ? plain : opf);
 	}
 	blk_finish_plug(&plug);
 	tail->b_private = NULL;
@@ -1657,6 +1788,8 @@ static int fc_send(struct fc_writer *w)
 	fc_write_block(tail, opf);
 wait:
 	err = jbd2_fc_wait_bufs(journal, w->blocks);
+	if (!err && flush && journal->j_fs_dev == journal->j_dev)
+		fc_seq_max(&sbi->s_fc_flushed_seq, seq);
 	fc_phase_end(w, EXT4FC_PHASE_BLOCKS, &t0);
 	return err;
 }
@@ -1957,7 +2090,11 @@ int ext4_fc_fsync(struct inode *inode, tid_t tid)
 	    fc_all_logged(inode)) {
 		if (S_ISDIR(inode->i_mode) || !(journal->j_flags & JBD2_BARRIER))
 			return 0;
-		return blkdev_issue_flush(inode->i_sb->s_bdev);
+		if (ext4_fc_data_durable(inode)) {
+			fc_count(sbi, &sbi->s_fc_stats.fc_all_logged_no_flush);
+			return 0;
+		}
+		return ext4_fc_flush(inode->i_sb);
 	}
 	if (S_ISDIR(inode->i_mode) && !fc_off(inode->i_sb)) {
 		/*
@@ -2090,6 +2227,9 @@ void ext4_fc_init_sb(struct super_block *sb)
 	memset(&sbi->s_fc_stats, 0, sizeof(sbi->s_fc_stats));
 	memset(&sbi->s_fc_batch, 0, sizeof(sbi->s_fc_batch));
 	memset(&sbi->s_fc_replay_state, 0, sizeof(sbi->s_fc_replay_state));
+	atomic64_set(&sbi->s_fc_data_seq, 0);
+	atomic64_set(&sbi->s_fc_flushed_seq, 0);
+	atomic64_set(&sbi->s_fc_evicted_seq, 0);
 }
 
 void ext4_fc_init(struct super_block *sb, journal_t *journal)
@@ -2209,6 +2349,10 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 		   st->fc_dir_fsyncs, st->fc_dir_fsyncs_full);
 	seq_printf(seq, "%lu fsyncs with nothing left to log (a cache flush at most)\n",
 		   st->fc_all_logged);
+	seq_printf(seq, "%lu fast commits without a cache flush, %lu with one (data written without FUA since the last flush)\n",
+		   st->fc_no_flush, st->fc_data_flush);
+	seq_printf(seq, "%lu fsyncs with nothing left to log and their data durable (no I/O)\n",
+		   st->fc_all_logged_no_flush);
 	seq_printf(seq, "%lu isolated fast commits\n", st->fc_isolated);
 	seq_printf(seq, "%lu inodes left queued by them\n",
 		   st->fc_left_queued);

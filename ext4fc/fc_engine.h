@@ -198,6 +198,9 @@ struct ext4_fc_stats {
 	unsigned long fc_dir_fsyncs;		/* directory fsyncs, fast */
 	unsigned long fc_dir_fsyncs_full;	/* ... its inode changed: full */
 	unsigned long fc_all_logged;		/* fsyncs with nothing to log */
+	unsigned long fc_no_flush;		/* fc_selective_flush: FUA only */
+	unsigned long fc_data_flush;		/* ... data not durable: flushed */
+	unsigned long fc_all_logged_no_flush;	/* nothing to log, nor to flush */
 	unsigned long fc_full_waits;		/* fsyncs that waited for a full commit */
 	u64 fc_full_wait_ns;			/* how long, summed */
 	u64 fc_full_wait_max_ns;		/* the longest */

@@ -218,6 +218,23 @@ static int cmd_syncfs(char **argv)
 	return do_sync("syncfs", argv[0], syncfs);
 }
 
+/*
+ * Writeback as the flusher does it (WB_SYNC_NONE: without WAIT_BEFORE,
+ * sync_file_range() does not ask for data integrity), waited for: the
+ * data is on the device, neither FUA nor flushed, the inode's metadata
+ * not committed.
+ */
+static int bg_writeback(int fd)
+{
+	return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE |
+			       SYNC_FILE_RANGE_WAIT_AFTER);
+}
+
+static int cmd_writeback(char **argv)
+{
+	return do_sync("writeback", argv[0], bg_writeback);
+}
+
 static int cmd_pwrite(char **argv)
 {
 	uint64_t off, len, seed = 0;
@@ -1081,6 +1098,9 @@ static const struct command {
 	  cmd_shutdown },
 	{ "fsync", 1, 1, "FILE", "fsync(2) FILE (or directory)", cmd_fsync },
 	{ "fdatasync", 1, 1, "FILE", "fdatasync(2) FILE", cmd_fdatasync },
+	{ "writeback", 1, 1, "FILE",
+	  "sync_file_range(2) WRITE|WAIT_AFTER: the flusher's writeback, waited for",
+	  cmd_writeback },
 	{ "syncfs", 1, 1, "PATH", "syncfs(2) the file system of PATH",
 	  cmd_syncfs },
 	{ "pwrite", 3, 5, "FILE OFFSET LEN [SEED [sync|dsync]]",
