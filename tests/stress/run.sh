@@ -4,7 +4,7 @@
 #
 #   tests/stress/run.sh [-o DIR] [--seeds N] [--start S] [--mix M]
 #                       [--fs "ext4fc ext4"] [--model M] [--procs P]
-#                       [--ops N] [--batch B] [--size MB]
+#                       [--ops N] [--batch B] [--size MB] [--disk D]
 #
 # For every seed, op mix and file system: fstests' fsstress (P processes,
 # N operations each, seeded) on dm-log-writes, then the log replayed to
@@ -22,8 +22,11 @@
 # default (fsstress' write mix) and heavy (fsync=60 fdatasync=30
 # write=30 over fsstress' whole op set, sync included); "both" (the
 # default) runs fsync and default, "all" the three.  --fs
-# also takes ext4fc+iso: ext4fc written with the mount option
-# fsync_isolation, replayed by ext4fc; it counts as ours.  B runs
+# also takes ext4fc+iso and ext4fc+sf: ext4fc written with the mount
+# option fsync_isolation or fc_selective_flush, replayed by ext4fc; they
+# count as ours.  --disk: virtio (the default; no FUA, the block layer
+# turns FUA into a flush) or nvme (run-qemu.sh -n: FUA reaches the disk,
+# what fc_selective_flush relies on).  B runs
 # share a QEMU boot (default 4); file systems alternate within a seed so
 # both see the same machine.
 #
@@ -41,9 +44,10 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/build/results/stress
 seeds=20 start=1 mix=both fslist="ext4fc ext4" model=optimistic procs=4 ops=300 batch=4 size=256
+disk=virtio
 
 usage() {
-	sed -n '2,37s/^# \{0,1\}//p' "$0"
+	sed -n '2,41s/^# \{0,1\}//p' "$0"
 	exit "${1:-2}"
 }
 
@@ -59,6 +63,7 @@ while (($#)); do
 	--ops) ops=$2; shift 2 ;;
 	--batch) batch=$2; shift 2 ;;
 	--size) size=$2; shift 2 ;;
+	--disk) disk=$2; shift 2 ;;
 	-h | --help) usage 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; usage ;;
 	esac
@@ -77,9 +82,15 @@ both) models=(optimistic pessimistic) ;;
 optimistic | pessimistic) models=("$model") ;;
 *) echo "run.sh: --model wants optimistic, pessimistic or both, not '$model'" >&2; exit 2 ;;
 esac
+case $disk in
+virtio) dflag=-d ;;
+nvme) dflag=-n ;;
+*) echo "run.sh: --disk wants virtio or nvme, not '$disk'" >&2; exit 2 ;;
+esac
 read -ra fss <<<"$fslist"
 for f in "${fss[@]}"; do
-	[[ $f == ext4fc || $f == ext4fc+iso || $f == ext4 ]] || { echo "run.sh: --fs takes ext4fc, ext4fc+iso and/or ext4, not '$f'" >&2; exit 2; }
+	[[ $f == ext4fc || $f == ext4fc+iso || $f == ext4fc+sf || $f == ext4 ]] ||
+		{ echo "run.sh: --fs takes ext4fc, ext4fc+iso, ext4fc+sf and/or ext4, not '$f'" >&2; exit 2; }
 done
 ((${#fss[@]})) || { echo "run.sh: --fs is empty" >&2; exit 2; }
 [[ -x $top/build/fstests-static/fsstress ]] ||
@@ -98,7 +109,7 @@ for ((s = start; s < start + seeds; s++)); do
 	done
 done
 nruns=$(wc -l <"$plan_all")
-echo "stress: $nruns run(s): seeds $start..$((start + seeds - 1)), mix ${mixes[*]}, fs ${fss[*]}, model $model, fsstress -p $procs -n $ops, ${size} MiB, $batch run(s) a boot; results in ${out#"$top"/}/"
+echo "stress: $nruns run(s): seeds $start..$((start + seeds - 1)), mix ${mixes[*]}, fs ${fss[*]}, model $model, fsstress -p $procs -n $ops, ${size} MiB $disk disks, $batch run(s) a boot; results in ${out#"$top"/}/"
 
 : >"$out/runs.tsv"
 t0=$(date +%s)
@@ -116,10 +127,10 @@ while ((done_runs < nruns)); do
 	# ~10 minutes a run under TCG at the defaults (a model more: twice
 	# that at most), and a boot
 	"$top/run-qemu.sh" -q -t $((300 + n * ${#models[@]} * (ops * procs * 3 / 2 + 300))) -o "$dir/guest" \
-		-d "$dir/data.img" -d "$dir/aux.img" \
+		"$dflag" "$dir/data.img" "$dflag" "$dir/aux.img" \
 		-f "$top/tests/lib/guest.sh" -f "$top/tests/stress/point.sh" -f "$dir/plan" \
 		-f "$top/build/fstests-static/fsstress" \
-		"$top/tests/stress/stress.guest" plan >"$dir/run-qemu.log" 2>&1 || rc=$?
+		"$top/tests/stress/stress.guest" plan "$disk" >"$dir/run-qemu.log" 2>&1 || rc=$?
 	rm -f "$dir/data.img" "$dir/aux.img"
 	got=0
 	if [[ -f $dir/guest/runs ]]; then
@@ -129,7 +140,10 @@ while ((done_runs < nruns)); do
 		mkdir -p "$out/fail" "$out/points"
 		cp "$dir"/guest/fail/* "$out/fail/" 2>/dev/null
 		cp "$dir"/guest/points/* "$out/points/" 2>/dev/null
-		grep -a '^stress: ' "$dir/guest/console.log" | tr -d '\r' | sed "s|^stress: [0-9]*/[0-9]* |stress: |"
+		# the disks' line (FUA, write cache) from the first boot only
+		grep -a '^stress: ' "$dir/guest/console.log" | tr -d '\r' |
+			{ if ((boot > 1)); then grep -v '^stress: disks '; else cat; fi } |
+			sed "s|^stress: [0-9]*/[0-9]* |stress: |"
 	fi
 	if ((rc != 0 || got < n)); then
 		bad_boots=$((bad_boots + 1))
@@ -160,7 +174,7 @@ done
 	done
 } >"$out/table.md"
 echo
-echo "fsstress -p $procs -n $ops, mixes ${mixes[*]}, seeds $start..$((start + seeds - 1)), model $model; $(date -u +%Y-%m-%d), $(($(date +%s) - t0))s"
+echo "fsstress -p $procs -n $ops, mixes ${mixes[*]}, seeds $start..$((start + seeds - 1)), model $model, $disk disks; $(date -u +%Y-%m-%d), $(($(date +%s) - t0))s"
 cat "$out/table.md"
 [[ $model == both ]] &&
 	echo "(pessimistic: a point where the model drops no write has the optimistic state, mounted once, as optimistic)"
@@ -173,7 +187,7 @@ if [[ -d $out/fail ]] && compgen -G "$out/fail/*.txt" >/dev/null; then
 			/^(e2fsck |Pass |\/dev\/|$)/ { next } NR > 1 { print; exit }' "$f")
 		printf '  %s: %s\n' "$(basename "$f" .txt)" "${first:-see the file}"
 	done | sort -V
-	echo "  (files: ${out#"$top"/}/fail/; -pess-: the pessimistic model; one again: make stress FS=FS MIX=MIX START=SEED SEEDS=1 MODEL=$model)"
+	echo "  (files: ${out#"$top"/}/fail/; -pess-: the pessimistic model; one again: make stress FS=FS MIX=MIX START=SEED SEEDS=1 MODEL=$model DISK=$disk)"
 fi
 ours=$(awk -F'\t' '$1 ~ /^ext4fc/ { n += $7 + $8 } END { print n + 0 }' "$out/runs.tsv")
 notok=$(awk -F'\t' '$13 != "ok"' "$out/runs.tsv" | wc -l)
