@@ -28,6 +28,10 @@
 #                             (an fsync commits its file and what that
 #                             depends on); a stock writer has no such
 #                             option and the case says so in its log
+#   selflush                  the writer ext4fc mounts with
+#                             fc_selective_flush (a fast commit with
+#                             nothing to order takes no cache flush);
+#                             a stock writer has no such option
 #   dirmoves                  the writer ext4fc mounts with fc_dir_moves
 #                             (a directory that changes parent is a fast
 #                             commit; stock ext4 refuses the journal, so
@@ -42,6 +46,8 @@
 #   mkdirs D N                D/d1..D/dN (fsop mkdirs)
 #   write F OFF LEN SEED      pwrite the fsop pattern of SEED
 #   swrite F OFF LEN SEED sync|dsync    the same through O_SYNC / O_DSYNC
+#   writeback F               F's dirty pages written as the flusher
+#                             writes them (no FUA, no flush), waited for
 #   trunc F SIZE | falloc F MODE OFF LEN (fsop fallocate modes)
 #   frag F N SEED             N one-block extents (every other block)
 #   chmod P MODE | chown P UID GID | utimes P ATIME MTIME
@@ -151,7 +157,7 @@
 # The lines of a workload that say something about the case, not a step
 # to run (see the top): every reader of a workload skips them.  In awk:
 # caseline(word) after "$CR_AWK_CASELINE", with -v cw="$CR_CASE_WORDS".
-CR_CASE_WORDS="bs fc fcsize mkfs mount methods fcarea replay-error recover fcdelay fcfullat fcbatch isolate dirmoves left"
+CR_CASE_WORDS="bs fc fcsize mkfs mount methods fcarea replay-error recover fcdelay fcfullat fcbatch isolate dirmoves selflush left"
 CR_AWK_CASELINE='function caseline(v) { return v ~ /^#/ || v == "=" || v ~ /^fc\./ || index(" " cw " ", " " v " ") > 0 }'
 
 CR_REGION_SECTORS=65536		# 32 MiB per file system
@@ -258,7 +264,7 @@ cr_mount() {
 }
 
 # cr_writer_opts: the writer's own mount options: the plan's (writeropt)
-# and the case's (isolate, dirmoves), for an ext4fc writer; a stock writer has none
+# and the case's (isolate, dirmoves, selflush), for an ext4fc writer; a stock writer has none
 # of them, and the case's log says so.
 cr_writer_opts() {
 	_o=${CR_WRITER_OPTS:-}
@@ -267,6 +273,9 @@ cr_writer_opts() {
 	fi
 	if grep -q '^dirmoves$' "$cr_wl"; then
 		_o=${_o:+$_o,}fc_dir_moves
+	fi
+	if grep -q '^selflush$' "$cr_wl"; then
+		_o=${_o:+$_o,}fc_selective_flush
 	fi
 	[ -n "$_o" ] || return 0
 	if [ "$cr_fs_writer" != ext4fc ]; then
@@ -489,6 +498,7 @@ cr_step() {
 	rename) fsop rename "$1" "$2" ;;
 	xchg) fsop rename "$1" "$2" exchange ;;
 	write) fsop pwrite "$1" "$2" "$3" "$4" ;;
+	writeback) fsop writeback "$1" ;;
 	trunc) fsop truncate "$1" "$2" ;;
 	falloc) fsop fallocate "$1" "$2" "$3" "$4" ;;
 	frag) fsop fragment "$1" "$2" "$3" ;;
