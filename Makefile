@@ -109,6 +109,7 @@ help:
 	@echo "make                build build/{jbd2fc,ext4fc}.ko, helpers, initramfs, fcdump"
 	@echo "make bench          benchmarks, ~12 min: ext4fc vs stock ext4, fc on/off (build/bench)"
 	@echo "make bench-full     the same, longer runs and more repetitions (build/bench-full)"
+	@echo "make bench-nvme     issue 30's table, ~12-20 min: selective flushing on an NVMe disk (build/bench-nvme)"
 	@echo "make crash-long     randomized crash workloads: SEEDS=N (1000) START=M (1) KIND=seed|cseed"
 	@echo "make fstests        fstests in QEMU, ext4fc beside stock ext4 (hours): TESTS=\"generic/455 ...\""
 	@echo "                    GROUPS=\"log ...\" SHARD=K/N JOBS=N (guests at once); default set: log,"
@@ -346,7 +347,7 @@ corrupt-images: all
 # Benchmarks (bench/README.md): one boot, four configurations, results in
 # build/bench/ (table.md, results.csv, plot.png).  BENCH_ARGS: more options
 # for bench/run.sh (bench/run.sh --help).
-.PHONY: bench bench-full
+.PHONY: bench bench-full bench-nvme
 bench:
 	$(DEPS_CHECK) bench $(PACKAGES)
 	$(Q)$(MAKE) --no-print-directory all
@@ -356,6 +357,13 @@ bench-full:
 	$(DEPS_CHECK) bench $(PACKAGES)
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(TOP)/bench/run.sh --profile full -o $(BUILD)/bench-full $(BENCH_ARGS)
+
+# Issue 30's table: selective flushing on the NVMe disk (FUA), ext4fc+fc,
+# ext4fc+sf, ext4+fc and ext4fc-nofc alternating, 3 repetitions.
+bench-nvme:
+	$(DEPS_CHECK) bench $(PACKAGES)
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(TOP)/bench/run.sh --profile nvme -o $(BUILD)/bench-nvme $(BENCH_ARGS)
 
 style: $(BUILD)/.src-stamp
 	$(call need,shellcheck,shellcheck)

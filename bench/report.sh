@@ -7,10 +7,12 @@
 # latency percentiles, and counters summed over the runs, from which the
 # per-fsync figures come: device KiB written, journal KiB (full-commit
 # blocks + fast-commit blocks), flushes and write I/Os per fsync, fsyncs
-# per full commit.  Ratios: ext4fc+fc against ext4+fc (stock, our anchor)
+# per full commit, FUA writes per fsync (block_rq_issue, see bench.guest).
+# Ratios: ext4fc+fc against ext4+fc (stock, our anchor)
 # and against ext4fc-nofc (what fast commits gain); the peers (ext4fc+iso:
-# ext4fc with fsync_isolation; ext4fc+batch: with group commit's window;
-# XFS, btrfs) in tables of their own.  Where
+# ext4fc with fsync_isolation; ext4fc+sf: with fc_selective_flush;
+# ext4fc+batch: with group commit's window; XFS, btrfs) in tables of their
+# own, and selective flushing's flushes and FUA writes in one.  Where
 # a workload changes xattrs (fsmark-sec), a table of how many of the
 # commits fell back to full ones: fc_info's ineligible commits and its
 # "Extended attributes changed" count.
@@ -81,6 +83,11 @@ NR == 1 { next }
 	# fc_info "Extended attributes changed" and "in-inode xattr changes
 	# logged" (columns bench.guest added later: empty in older runs.csv)
 	xmark[k] += $23; xinode[k] += $24
+	# FUA write and flush requests issued to the disk (block_rq_issue;
+	# empty in older runs.csv)
+	fua[k] += $25; rqfl[k] += $26
+	if ($25 + 0 > 0)
+		fuacell[cell] = 1
 	if ($23 + $24 > 0)
 		xcell[cell] = 1
 	# extra: NAME=VALUE, or the pairs of the interference workload
@@ -111,6 +118,10 @@ NR == 1 { next }
 			else if (w[2] == "batching") { bwin[k] += w[1]; bwait[k] += w[4]; nbw[k]++ }
 			else if (w[2] == "fsyncs" && w[3] == "waited") { fwait[k] += w[1]; fwaitus[k] += w[8] + 0; nfw[k]++ }
 			else if (w[2] == "fc" && w[3] == "blocks" && w[4] == "per") { fcbpc[k] += w[1]; nfcbpc[k]++ }
+			# "N fast commits without a cache flush, M with one (...)"
+			else if (w[2] == "fast" && w[3] == "commits" && w[4] == "without" && w[6] == "cache") {
+				nofl[k] += w[1]; withfl[k] += w[8]; nnofl[k]++
+			}
 			else if (w[1] == "handles" && w[2] == "drained") winrow(k, "drain", w)
 			else if (w[1] == "lock" && w[2] == "window") winrow(k, "window", w)
 			else if (w[1] == "time" && w[2] == "per" && w[4] == "commit") {
@@ -125,17 +136,19 @@ NR == 1 { next }
 END {
 	nc = split("ext4fc+fc ext4fc-nofc ext4+fc ext4-nofc", C, " ")
 	# the peers: in a table of their own, results.csv and interfere
-	np = split("ext4fc+iso ext4fc+batch xfs btrfs", P, " ")
-	ncp = split("ext4fc+fc ext4fc+iso ext4fc+batch ext4fc-nofc ext4+fc ext4-nofc xfs btrfs", CP, " ")
-	npc = split("ext4fc+fc ext4fc+iso ext4fc+batch ext4+fc ext4-nofc xfs btrfs", PC, " ")
+	# (P[1..NPE] are ext4fc peers, the others file systems)
+	np = split("ext4fc+iso ext4fc+sf ext4fc+batch xfs btrfs", P, " ")
+	NPE = 3
+	ncp = split("ext4fc+fc ext4fc+sf ext4fc+iso ext4fc+batch ext4fc-nofc ext4+fc ext4-nofc xfs btrfs", CP, " ")
+	npc = split("ext4fc+fc ext4fc+iso ext4fc+sf ext4fc+batch ext4+fc ext4-nofc xfs btrfs", PC, " ")
 	# the configurations with fast-commit counters; those compared with
-	# the other file systems (the peers from P[3] on)
-	nfcc = split("ext4fc+fc ext4fc+iso ext4fc+batch", FCC, " ")
+	# the other file systems (the peers from P[NPE + 1] on)
+	nfcc = split("ext4fc+fc ext4fc+sf ext4fc+iso ext4fc+batch", FCC, " ")
 	nfcp = split("ext4fc+fc ext4fc+iso", FCP, " ")
 	A = "ext4fc+fc"; B = "ext4fc-nofc"; S = "ext4+fc"
 	for (k in n)
 		m[k] = mean(st[k], n[k])
-	print "device,workload,config,runs,tput_mean,tput_min,tput_max,unit,p50_us,p99_us,max_us,fsyncs_per_run,full_commits_per_run,fast_commits_per_run,fc_ineligible_per_run,fsyncs_per_full_commit,dev_kib_per_fsync,journal_kib_per_fsync,flushes_per_fsync,write_ios_per_fsync,extra,tput_vs_ext4+fc,tput_vs_ext4fc-nofc,commits_per_fsync,ineligible_pct,fc_reason_xattr_per_run,fc_xattr_in_inode_per_run" >out_csv
+	print "device,workload,config,runs,tput_mean,tput_min,tput_max,unit,p50_us,p99_us,max_us,fsyncs_per_run,full_commits_per_run,fast_commits_per_run,fc_ineligible_per_run,fsyncs_per_full_commit,dev_kib_per_fsync,journal_kib_per_fsync,flushes_per_fsync,write_ios_per_fsync,extra,tput_vs_ext4+fc,tput_vs_ext4fc-nofc,commits_per_fsync,ineligible_pct,fc_reason_xattr_per_run,fc_xattr_in_inode_per_run,fua_writes_per_fsync,tput_vs_ext4fc+fc,fc_no_flush_per_run" >out_csv
 	for (i = 1; i <= ncells; i++) {
 		split(cells[i], dw, SUBSEP)
 		for (j = 1; j <= ncp; j++) {
@@ -146,12 +159,16 @@ END {
 			q99[k] = lat[k] ? p99[k] / lat[k] : ""
 			qmx[k] = nmx[k] ? mx[k] / nmx[k] : ""
 			x[k] = nx[k] ? sprintf("%s=%.1f", xname[cells[i]], xs[k] / nx[k]) : ""
-			ra = rb = ""
+			ra = rb = rf = ""
 			if (CP[j] == A) {
 				ra = ratio(m[k], m[cells[i] SUBSEP S])
 				rb = ratio(m[k], m[cells[i] SUBSEP B])
+			} else if (CP[j] ~ /^ext4fc\+/) {
+				# the ext4fc peers: against stock and ext4fc+fc
+				ra = ratio(m[k], m[cells[i] SUBSEP S])
+				rf = ratio(m[k], m[cells[i] SUBSEP A])
 			}
-			printf "%s,%s,%s,%d,%.2f,%.2f,%.2f,%s,%s,%s,%s,%.1f,%.1f,%.1f,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.1f,%.1f\n",
+			printf "%s,%s,%s,%d,%.2f,%.2f,%.2f,%s,%s,%s,%s,%.1f,%.1f,%.1f,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.1f,%.1f,%s,%s,%s\n",
 				dw[1], dw[2], CP[j], n[k], m[k], lo[k], hi[k], unit[cells[i]],
 				q50[k] == "" ? "" : sprintf("%.0f", q50[k]),
 				q99[k] == "" ? "" : sprintf("%.0f", q99[k]),
@@ -164,7 +181,9 @@ END {
 				fs[k] ? sprintf("%.3f", wio[k] / fs[k]) : "",
 				x[k], ra, rb,
 				fs[k] ? sprintf("%.3f", (full[k] + fast[k]) / fs[k]) : "",
-				inpct(k), xmark[k] / n[k], xinode[k] / n[k] >out_csv
+				inpct(k), xmark[k] / n[k], xinode[k] / n[k],
+				fs[k] ? sprintf("%.3f", fua[k] / fs[k]) : "", rf,
+				nnofl[k] == n[k] ? sprintf("%.1f", nofl[k] / n[k]) : "" >out_csv
 		}
 	}
 
@@ -205,10 +224,10 @@ END {
 		if (!any)
 			continue
 		if (!hdr++)
-			section("The peers: ext4fc with fsync_isolation or group commit, XFS and btrfs",
-				"The same workload on the same device in the same boot: ext4fc mounted with fsync_isolation (ext4fc+iso: an fsync commits its file and what that depends on), ext4fc with group commit\047s batching window (ext4fc+batch: fc_batch_max_us=15000), XFS and btrfs (mkfs defaults, no discard; btrfs logs fsyncs in its log tree, its fast-commit analogue).  Throughput in the workload\047s unit, mean of the runs, and fsync p99 in us where the workload measures it.  Ratios of the throughput.",
-				"| device | workload | unit | ext4fc+fc | ext4fc+iso | ext4fc+batch | ext4+fc | ext4-nofc | xfs | btrfs | ext4fc+iso / ext4+fc | ext4fc+batch / ext4+fc | ext4fc+fc / xfs | ext4fc+fc / btrfs | ext4fc+iso / xfs | ext4fc+iso / btrfs |",
-				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+			section("The peers: ext4fc with fsync_isolation, selective flushing or group commit, XFS and btrfs",
+				"The same workload on the same device in the same boot: ext4fc mounted with fsync_isolation (ext4fc+iso: an fsync commits its file and what that depends on), with fc_selective_flush (ext4fc+sf: fast commits FUA-only where nothing needs ordering), ext4fc with group commit\047s batching window (ext4fc+batch: fc_batch_max_us=15000), XFS and btrfs (mkfs defaults, no discard; btrfs logs fsyncs in its log tree, its fast-commit analogue).  Throughput in the workload\047s unit, mean of the runs, and fsync p99 in us where the workload measures it.  Ratios of the throughput.",
+				"| device | workload | unit | ext4fc+fc | ext4fc+iso | ext4fc+sf | ext4fc+batch | ext4+fc | ext4-nofc | xfs | btrfs | ext4fc+iso / ext4+fc | ext4fc+sf / ext4+fc | ext4fc+batch / ext4+fc | ext4fc+fc / xfs | ext4fc+fc / btrfs | ext4fc+iso / xfs | ext4fc+iso / btrfs |",
+				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 		split(cells[i], dw, SUBSEP)
 		line = "| " dw[1] " | " dw[2] " | " unit[cells[i]]
 		for (j = 1; j <= npc; j++) {
@@ -217,13 +236,13 @@ END {
 			line = line " | " fmt1(m[k]) (q99[k] != "" ? sprintf(" (p99 %.0f)", q99[k]) : "")
 		}
 		ks = cells[i] SUBSEP S
-		for (j = 1; j <= 2; j++) {
+		for (j = 1; j <= NPE; j++) {
 			ki = cells[i] SUBSEP P[j]
 			line = line " | " rcell(ki, ks, ratio(n[ki] ? m[ki] : "", m[ks]))
 		}
 		for (a = 1; a <= nfcp; a++) {
 			ka = cells[i] SUBSEP FCP[a]
-			for (j = 3; j <= np; j++) {
+			for (j = NPE + 1; j <= np; j++) {
 				kp = cells[i] SUBSEP P[j]
 				line = line " | " rcell(ka, kp, ratio(n[ka] ? m[ka] : "", n[kp] ? m[kp] : ""))
 			}
@@ -261,45 +280,80 @@ END {
 			continue
 		if (!hdr++)
 			section("The threads that do not fsync (interfere)",
-				"Three threads at once: appends + fsync, a buffered 4 KiB writer that never fsyncs, create + 100 B + close.  The writer: write() latency in microseconds, p99 / p99.9 / max (means of the per-run values); creates per run; the fsync thread\047s fsync p50 in microseconds.  Ratios of the writer p99.9, and of the fsync p50 to stock\047s.",
-				"| device | workload | config | write p99 | write p99.9 | write max | creates | fsync p50 | p99.9 / ext4+fc | p99.9 / ext4-nofc | fsync p50 / ext4+fc |",
-				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+				"Three threads at once: appends + fsync, a buffered 4 KiB writer that never fsyncs, create + 100 B + close.  The writer: write() latency in microseconds, p99 / p99.9 / max (means of the per-run values); creates per run; the fsync thread\047s fsync p50 in microseconds.  Ratios of the writer p99.9 (to ext4fc+fc: what fsync_isolation or selective flushing change), and of the fsync p50 to stock\047s.",
+				"| device | workload | config | write p99 | write p99.9 | write max | creates | fsync p50 | p99.9 / ext4+fc | p99.9 / ext4-nofc | p99.9 / ext4fc+fc | fsync p50 / ext4+fc |",
+				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 		split(cells[i], dw, SUBSEP)
 		ks = cells[i] SUBSEP S
 		kn = cells[i] SUBSEP "ext4-nofc"
+		kf = cells[i] SUBSEP A
 		for (j = 1; j <= ncp; j++) {
 			k = cells[i] SUBSEP CP[j]
 			if (!nw[k])
 				continue
 			w999 = wl[k, "write_p999_us"] / nw[k]
-			printf "| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s |\n",
+			printf "| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s |\n",
 				dw[1], dw[2], CP[j], wl[k, "write_p99_us"] / nw[k], w999,
 				wl[k, "write_max_us"] / nw[k], wl[k, "creates"] / nw[k],
 				q50[k] == "" ? "-" : sprintf("%.0f", q50[k]),
 				nw[ks] ? ratio(w999, wl[ks, "write_p999_us"] / nw[ks]) : "-",
 				nw[kn] ? ratio(w999, wl[kn, "write_p999_us"] / nw[kn]) : "-",
+				nw[kf] && CP[j] != A ? ratio(w999, wl[kf, "write_p999_us"] / nw[kf]) : "-",
 				ratio(q50[k], q50[ks]) == "" ? "-" : ratio(q50[k], q50[ks]) >out_md
 		}
 	}
 
 	print "\n## Commits and writes per fsync\n" >out_md
-	print "Per run (mean): fsyncs (counted in the kernel: ext4_sync_file_enter), full commits (jbd2 transactions), fast commits and ineligible (fallback) commits (fc_info).  Per fsync, over all runs: KiB the device wrote (/sys/block/DEV/stat field 7), journal KiB (full-commit blocks, from jbd2 info as average x count, + fast-commit blocks), flushes (field 16) and write I/Os (field 5).\n" >out_md
-	print "| device | workload | config | fsyncs | full commits | fast commits | ineligible | fsyncs / full commit | device KiB / fsync | journal KiB / fsync | flushes / fsync | write I/Os / fsync |" >out_md
-	print "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|" >out_md
+	print "Per run (mean): fsyncs (counted in the kernel: ext4_sync_file_enter; the peers XFS and btrfs: the workload\047s count), full commits (jbd2 transactions), fast commits and ineligible (fallback) commits (fc_info).  Per fsync, over all runs: KiB the device wrote (/sys/block/DEV/stat field 7), journal KiB (full-commit blocks, from jbd2 info as average x count, + fast-commit blocks), cache flushes (field 16), FUA writes (write requests issued with FUA, block_rq_issue: 0 on virtio-blk, which has no FUA) and write I/Os (field 5).\n" >out_md
+	print "| device | workload | config | fsyncs | full commits | fast commits | ineligible | fsyncs / full commit | device KiB / fsync | journal KiB / fsync | flushes / fsync | FUA writes / fsync | write I/Os / fsync |" >out_md
+	print "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|" >out_md
 	for (i = 1; i <= ncells; i++) {
 		split(cells[i], dw, SUBSEP)
-		for (j = 1; j <= nc; j++) {
-			k = cells[i] SUBSEP C[j]
+		for (j = 1; j <= ncp; j++) {
+			k = cells[i] SUBSEP CP[j]
 			if (!n[k])
 				continue
-			printf "| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s |\n",
-				dw[1], dw[2], C[j], fs[k] / n[k], full[k] / n[k],
+			printf "| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s |\n",
+				dw[1], dw[2], CP[j], fs[k] / n[k], full[k] / n[k],
 				fast[k] / n[k], inel[k] / n[k],
 				full[k] ? sprintf("%.1f", fs[k] / full[k]) : "-",
 				fs[k] ? fmt1(sec[k] / 2 / fs[k]) : "-",
 				fs[k] ? fmt1((jb[k] + fcb[k]) * 4 / fs[k]) : "-",
 				fs[k] ? sprintf("%.2f", fl[k] / fs[k]) : "-",
+				fs[k] ? sprintf("%.2f", fua[k] / fs[k]) : "-",
 				fs[k] ? sprintf("%.2f", wio[k] / fs[k]) : "-" >out_md
+		}
+	}
+
+	# Selective flushing (issue 30): where ext4fc+sf ran, or the disk
+	# saw FUA writes (the NVMe disk).
+	hdr = 0
+	for (i = 1; i <= ncells; i++) {
+		if (!(cells[i] in fuacell) && !n[cells[i] SUBSEP "ext4fc+sf"])
+			continue
+		if (!hdr++)
+			section("Cache flushes and FUA writes (selective flushing)",
+				"Issue 30.  ext4fc+sf: ext4fc mounted with fc_selective_flush (a fast commit with nothing to order is written FUA, without a cache flush).  Throughput (mean of the runs) and its ratios; per fsync over all runs: cache flushes (/sys/block/DEV/stat field 16), FUA writes (write requests issued to the disk with FUA, block_rq_issue) and write I/Os (field 5).  Per run, from fc_info (ext4fc): fast commits, and of them those written without a cache flush and with one (\"-\": an fc_info without that line).  On virtio-blk (no FUA) the block layer turns each FUA into a flush after the write.",
+				"| device | workload | config | throughput | / ext4+fc | / ext4fc+fc | fsyncs | flushes / fsync | FUA writes / fsync | write I/Os / fsync | fast commits | without a flush | with one |",
+				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+		split(cells[i], dw, SUBSEP)
+		ks = cells[i] SUBSEP S
+		kf = cells[i] SUBSEP A
+		for (j = 1; j <= ncp; j++) {
+			k = cells[i] SUBSEP CP[j]
+			if (!n[k])
+				continue
+			printf "| %s | %s | %s | %s %s | %s | %s | %.0f | %s | %s | %s | %.0f | %s | %s |\n",
+				dw[1], dw[2], CP[j], fmt1(m[k]), unit[cells[i]],
+				CP[j] == S ? "-" : rcell(k, ks, ratio(m[k], m[ks])),
+				CP[j] == A ? "-" : rcell(k, kf, ratio(m[k], m[kf])),
+				fs[k] / n[k],
+				fs[k] ? sprintf("%.2f", fl[k] / fs[k]) : "-",
+				fs[k] ? sprintf("%.2f", fua[k] / fs[k]) : "-",
+				fs[k] ? sprintf("%.2f", wio[k] / fs[k]) : "-",
+				fast[k] / n[k],
+				nnofl[k] == n[k] ? sprintf("%.1f", nofl[k] / n[k]) : "-",
+				nnofl[k] == n[k] ? sprintf("%.1f", withfl[k] / n[k]) : "-" >out_md
 		}
 	}
 
@@ -385,7 +439,7 @@ END {
 	# device KiB per fsync for each config.
 	for (i = 1; i <= ncells; i++) {
 		split(cells[i], dw, SUBSEP)
-		base = m[cells[i] SUBSEP S]
+		base = n[cells[i] SUBSEP S] ? m[cells[i] SUBSEP S] : 0
 		line = dw[1] "/" dw[2]
 		for (j = 1; j <= nc; j++) {
 			k = cells[i] SUBSEP C[j]
