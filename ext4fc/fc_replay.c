@@ -94,6 +94,7 @@
 #include "ext4_extents.h"
 
 #include <trace/events/ext4fc.h>
+#include <linux/moduleparam.h>
 
 /* What a pass is working with. */
 struct fc_walk {
@@ -348,9 +349,25 @@ static __printf(2, 3) void fc_skip(struct fc_walk *w, const char *fmt, ...)
  * about the inode, and replay must fail (fc_replay_failed()) rather than
  * skip what the records say of it.
  */
+/*
+ * For ext4fc/014: the Nth inode lookup of the next replay fails with
+ * -EIO, as a read error of its inode table block would (Debian's kernel
+ * has no fault injection); then the knob goes back to 0.
+ */
+static int fc_debug_iget_eio;
+module_param(fc_debug_iget_eio, int, 0644);
+MODULE_PARM_DESC(fc_debug_iget_eio,
+		 "testing only: the Nth inode lookup of the next fast-commit replay fails with -EIO");
+
 static struct inode *fc_iget(struct super_block *sb, u32 ino)
 {
-	struct inode *inode = ext4_iget(sb, ino, EXT4_IGET_NORMAL);
+	struct inode *inode;
+
+	if (unlikely(READ_ONCE(fc_debug_iget_eio) > 0) &&
+	    --fc_debug_iget_eio == 0)
+		inode = ERR_PTR(-EIO);
+	else
+		inode = ext4_iget(sb, ino, EXT4_IGET_NORMAL);
 
 	if (!IS_ERR(inode))
 		return inode;
