@@ -137,13 +137,13 @@ END {
 	nc = split("ext4fc+fc ext4fc-nofc ext4+fc ext4-nofc", C, " ")
 	# the peers: in a table of their own, results.csv and interfere
 	# (P[1..NPE] are ext4fc peers, the others file systems)
-	np = split("ext4fc+iso ext4fc+sf ext4fc+batch xfs btrfs", P, " ")
-	NPE = 3
-	ncp = split("ext4fc+fc ext4fc+sf ext4fc+iso ext4fc+batch ext4fc-nofc ext4+fc ext4-nofc xfs btrfs", CP, " ")
-	npc = split("ext4fc+fc ext4fc+iso ext4fc+sf ext4fc+batch ext4+fc ext4-nofc xfs btrfs", PC, " ")
+	np = split("ext4fc+iso ext4fc+sf ext4fc+iso+sf ext4fc+batch xfs btrfs", P, " ")
+	NPE = 4
+	ncp = split("ext4fc+fc ext4fc+sf ext4fc+iso ext4fc+iso+sf ext4fc+batch ext4fc-nofc ext4+fc ext4-nofc xfs btrfs", CP, " ")
+	npc = split("ext4fc+fc ext4fc+iso ext4fc+sf ext4fc+iso+sf ext4fc+batch ext4+fc ext4-nofc xfs btrfs", PC, " ")
 	# the configurations with fast-commit counters; those compared with
 	# the other file systems (the peers from P[NPE + 1] on)
-	nfcc = split("ext4fc+fc ext4fc+sf ext4fc+iso ext4fc+batch", FCC, " ")
+	nfcc = split("ext4fc+fc ext4fc+sf ext4fc+iso ext4fc+iso+sf ext4fc+batch", FCC, " ")
 	nfcp = split("ext4fc+fc ext4fc+iso", FCP, " ")
 	A = "ext4fc+fc"; B = "ext4fc-nofc"; S = "ext4+fc"
 	for (k in n)
@@ -225,9 +225,9 @@ END {
 			continue
 		if (!hdr++)
 			section("The peers: ext4fc with fsync_isolation, selective flushing or group commit, XFS and btrfs",
-				"The same workload on the same device in the same boot: ext4fc mounted with fsync_isolation (ext4fc+iso: an fsync commits its file and what that depends on), with fc_selective_flush (ext4fc+sf: fast commits FUA-only where nothing needs ordering), ext4fc with group commit\047s batching window (ext4fc+batch: fc_batch_max_us=15000), XFS and btrfs (mkfs defaults, no discard; btrfs logs fsyncs in its log tree, its fast-commit analogue).  Throughput in the workload\047s unit, mean of the runs, and fsync p99 in us where the workload measures it.  Ratios of the throughput.",
-				"| device | workload | unit | ext4fc+fc | ext4fc+iso | ext4fc+sf | ext4fc+batch | ext4+fc | ext4-nofc | xfs | btrfs | ext4fc+iso / ext4+fc | ext4fc+sf / ext4+fc | ext4fc+batch / ext4+fc | ext4fc+fc / xfs | ext4fc+fc / btrfs | ext4fc+iso / xfs | ext4fc+iso / btrfs |",
-				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+				"The same workload on the same device in the same boot: ext4fc mounted with fsync_isolation (ext4fc+iso: an fsync commits its file and what that depends on), with fc_selective_flush (ext4fc+sf: fast commits FUA-only where nothing needs ordering; ext4fc+iso+sf: both options), ext4fc with group commit\047s batching window (ext4fc+batch: fc_batch_max_us=15000), XFS and btrfs (mkfs defaults, no discard; btrfs logs fsyncs in its log tree, its fast-commit analogue).  Throughput in the workload\047s unit, mean of the runs, and fsync p99 in us where the workload measures it.  Ratios of the throughput.",
+				"| device | workload | unit | ext4fc+fc | ext4fc+iso | ext4fc+sf | ext4fc+iso+sf | ext4fc+batch | ext4+fc | ext4-nofc | xfs | btrfs | ext4fc+iso / ext4+fc | ext4fc+sf / ext4+fc | ext4fc+iso+sf / ext4+fc | ext4fc+batch / ext4+fc | ext4fc+fc / xfs | ext4fc+fc / btrfs | ext4fc+iso / xfs | ext4fc+iso / btrfs |",
+				"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 		split(cells[i], dw, SUBSEP)
 		line = "| " dw[1] " | " dw[2] " | " unit[cells[i]]
 		for (j = 1; j <= npc; j++) {
@@ -329,7 +329,7 @@ END {
 	# saw FUA writes (the NVMe disk).
 	hdr = 0
 	for (i = 1; i <= ncells; i++) {
-		if (!(cells[i] in fuacell) && !n[cells[i] SUBSEP "ext4fc+sf"])
+		if (!(cells[i] in fuacell) && !n[cells[i] SUBSEP "ext4fc+sf"] && !n[cells[i] SUBSEP "ext4fc+iso+sf"])
 			continue
 		if (!hdr++)
 			section("Cache flushes and FUA writes (selective flushing)",

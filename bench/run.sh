@@ -34,6 +34,8 @@ metafsync, metafsync-dir), alternating their order from one repetition to
 the next:
   ext4fc+iso    ext4fc.ko, mkfs -O fast_commit, mount -o fsync_isolation
   ext4fc+sf     ext4fc.ko, mkfs -O fast_commit, mount -o fc_selective_flush
+  ext4fc+iso+sf ext4fc.ko, mkfs -O fast_commit, mount -o
+                fsync_isolation,fc_selective_flush
                 (issue 30; left out, with a note, while the ext4fc.ko in
                 build/initramfs.cpio.gz does not know the option)
   ext4fc+batch  ext4fc.ko, group commit's window fc_batch_max_us=15000
@@ -42,10 +44,10 @@ the next:
 Options:
   --profile P     smoke (seconds, for make check), quick (make bench, the
                   default, ~10 min under TCG), full (make bench-full) or
-                  nvme (make bench-nvme, issue 30's table, ~12 min: the
+                  nvme (make bench-nvme, issue 30's table, ~15 min: the
                   NVMe disk only, ext4fc+fc, ext4fc+sf, ext4+fc and
                   ext4fc-nofc as the four alternating configurations, 3
-                  repetitions)
+                  repetitions, the peers ext4fc+iso and ext4fc+iso+sf)
   -o OUTDIR       results (default build/bench); an earlier bench output
                   there is replaced
   --reps N        repetitions (default: smoke 1, quick 2, full 4)
@@ -76,8 +78,9 @@ Options:
                   and the peers' ext4 configurations
   --peers L       comma-separated peers for the fsync-heavy small-file
                   workloads: ext4fc+iso,ext4fc+sf,xfs,btrfs (default for
-                  quick and full), a subset, ext4fc+batch, or none
-                  (default for smoke and nvme)
+                  quick and full), a subset, ext4fc+iso+sf, ext4fc+batch,
+                  or none (default for smoke); nvme:
+                  ext4fc+iso,ext4fc+iso+sf
   --size SIZE     size of each test disk (default 1G)
   -t SECONDS      limit for the boot (default: from the profile)
   --keep-images   keep the disk images in OUTDIR/images
@@ -213,17 +216,19 @@ devices=${devices:-$def_devices}
 configs=${configs:-$def_configs}
 if [[ -z $peers ]]; then
 	case $profile in
-	smoke | nvme) peers=none ;;
+	smoke) peers=none ;;
+	# with isolation the interfere writer's file leaves the fsync's commit
+	nvme) peers=ext4fc+iso,ext4fc+iso+sf ;;
 	*) peers=ext4fc+iso,ext4fc+sf,xfs,btrfs ;;
 	esac
 fi
 # The peers and the Debian package of their mkfs ("-": none of its own).
-declare -A peer_pkg=([ext4fc+iso]=- [ext4fc+sf]=- [ext4fc+batch]=- [xfs]=xfsprogs [btrfs]=btrfs-progs)
+declare -A peer_pkg=([ext4fc+iso]=- [ext4fc+sf]=- [ext4fc+iso+sf]=- [ext4fc+batch]=- [xfs]=xfsprogs [btrfs]=btrfs-progs)
 sel_peers=()
 if [[ $peers != none ]]; then
 	IFS=, read -r -a sel_peers <<<"$peers"
 	for p in "${sel_peers[@]}"; do
-		[[ -n ${peer_pkg[$p]:-} ]] || die "--peers: unknown peer '$p' (ext4fc+iso, ext4fc+sf, ext4fc+batch, xfs, btrfs, or none)"
+		[[ -n ${peer_pkg[$p]:-} ]] || die "--peers: unknown peer '$p' (ext4fc+iso, ext4fc+sf, ext4fc+iso+sf, ext4fc+batch, xfs, btrfs, or none)"
 	done
 fi
 # The alternating configurations (at most four: the orders below).
@@ -231,8 +236,8 @@ IFS=, read -r -a sel_cfg <<<"$configs"
 ((${#sel_cfg[@]} >= 1 && ${#sel_cfg[@]} <= 4)) || die "--configs wants one to four configurations, not '$configs'"
 for c in "${sel_cfg[@]}"; do
 	case $c in
-	ext4fc+fc | ext4fc-nofc | ext4+fc | ext4-nofc | ext4fc+iso | ext4fc+sf | ext4fc+batch) ;;
-	*) die "--configs: unknown configuration '$c' (ext4fc+fc, ext4fc-nofc, ext4+fc, ext4-nofc, ext4fc+iso, ext4fc+sf, ext4fc+batch)" ;;
+	ext4fc+fc | ext4fc-nofc | ext4+fc | ext4-nofc | ext4fc+iso | ext4fc+sf | ext4fc+iso+sf | ext4fc+batch) ;;
+	*) die "--configs: unknown configuration '$c' (ext4fc+fc, ext4fc-nofc, ext4+fc, ext4-nofc, ext4fc+iso, ext4fc+sf, ext4fc+iso+sf, ext4fc+batch)" ;;
 	esac
 done
 # A peer that is also an alternating configuration runs once, as the latter.
@@ -309,15 +314,15 @@ done
 # fc_selective_flush (issue 30): the string is in the module's option
 # table (.rodata, kept by the initramfs's strip --strip-debug).
 sf_note=
-if [[ " ${sel_cfg[*]} ${sel_peers[*]} ${smoke_nvme_configs:-} " == *" ext4fc+sf "* ]]; then
+if [[ " ${sel_cfg[*]} ${sel_peers[*]} ${smoke_nvme_configs:-} " == *"+sf "* ]]; then
 	ko=$(grep '/extra/ext4fc\.ko$' <<<"$listing" | head -n 1)
 	# the module read whole first: grep -q would make cpio die of SIGPIPE
 	if [[ -z $ko ]] || ! zcat "$initramfs" | cpio -i --quiet --to-stdout "$ko" 2>/dev/null |
 		grep -ac fc_selective_flush >/dev/null; then
-		sf_note="ext4fc+sf left out: the ext4fc.ko in build/initramfs.cpio.gz does not know the mount option fc_selective_flush (issue 30; 'make' once it does)"
+		sf_note="ext4fc+sf and ext4fc+iso+sf left out: the ext4fc.ko in build/initramfs.cpio.gz does not know the mount option fc_selective_flush (issue 30; 'make' once it does)"
 		echo "$prog: $sf_note" >&2
-		mapfile -t sel_cfg < <(printf '%s\n' "${sel_cfg[@]}" | grep -vx 'ext4fc+sf' || true)
-		mapfile -t sel_peers < <(printf '%s\n' "${sel_peers[@]}" | grep -vx 'ext4fc+sf' || true)
+		mapfile -t sel_cfg < <(printf '%s\n' "${sel_cfg[@]}" | grep -v '+sf$' || true)
+		mapfile -t sel_peers < <(printf '%s\n' "${sel_peers[@]}" | grep -v '+sf$' || true)
 		((${#sel_cfg[@]})) || die "no configuration left to run"
 	fi
 fi
