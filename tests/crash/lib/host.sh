@@ -321,16 +321,17 @@ crash_e2fsck_verdict() {
 	printf '%s\t%s\t%s\n' "$name" "$writer" "$got" >>"$RESULTS/e2fsck-outcomes"
 }
 
-# crash_repro_cmd ID: the one command that runs this case again.
+# crash_repro_cmd ID: the one command that runs this case again (with
+# the CRASH_WRITER_OPTS it ran with).
 crash_repro_cmd() {
-	local id=$1 name method writer replayer
+	local id=$1 name method writer replayer env=${CRASH_WRITER_OPTS:+CRASH_WRITER_OPTS=$CRASH_WRITER_OPTS }
 	IFS=. read -r name method writer replayer <<<"$id"
 	if [[ "$name" == seed* ]]; then
-		echo "tests/crash/repro.sh seed ${name#seed} $method $writer $replayer"
+		echo "${env}tests/crash/repro.sh seed ${name#seed} $method $writer $replayer"
 	elif [[ "$name" == cseed* ]]; then
-		echo "tests/crash/repro.sh cseed ${name#cseed} $method $writer $replayer"
+		echo "${env}tests/crash/repro.sh cseed ${name#cseed} $method $writer $replayer"
 	else
-		echo "tests/crash/repro.sh opcase $name $method $writer $replayer"
+		echo "${env}tests/crash/repro.sh opcase $name $method $writer $replayer"
 	fi
 }
 
