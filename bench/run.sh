@@ -43,8 +43,8 @@ the next:
 
 Options:
   --profile P     smoke (seconds, for make check), quick (make bench, the
-                  default, ~10 min under TCG), full (make bench-full) or
-                  nvme (make bench-nvme, issue 30's table, ~15 min: the
+                  default, ~35 min under TCG), full (make bench-full) or
+                  nvme (make bench-nvme, issue 30's table, ~17 min: the
                   NVMe disk only, ext4fc+fc, ext4fc+sf, ext4+fc and
                   ext4fc-nofc as the four alternating configurations, 3
                   repetitions, the peers ext4fc+iso and ext4fc+iso+sf)
@@ -174,7 +174,8 @@ smoke)
 	smoke_nvme_configs="ext4fc+fc ext4fc+sf"
 	;;
 quick)
-	def_reps=2 def_tmo=1500
+	# 416 runs at ~5 s each under TCG: about 35 minutes
+	def_reps=2 def_tmo=3600
 	wl=([fsmark-1t]="fsmark 1 400" [fsmark-4t]="fsmark 4 200"
 		[fsmark-8t]="fsmark 8 100" [dbench-2]="dbench 2 8"
 		[dbench-10]="dbench 10 8" [varmail]="varmail 8 1000 400"
