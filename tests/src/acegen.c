@@ -30,6 +30,15 @@
  *   thread 2 ...
  *   join
  *
+ * "acegen -t -n OPS [-p THREADS] [-f PCT] SEED" prints a long concurrent
+ * workload, for make stress's data oracle (tests/stress): THREADS threads
+ * (default: two to four), OPS operations each, an fsync or fdatasync after
+ * an operation with a chance of PCT % (default 60) and after the last.
+ * Such a workload also draws what the short ones never do (so their seeds
+ * keep their workloads): O_TMPFILE files given a name ("tmpfile"), files
+ * held open ("hold", "release"), most of them unlinked while held and
+ * some written first, and the inode cache dropped ("evict").
+ *
  * The same seed gives the same workload on every machine: the generator
  * uses its own PRNG (xorshift64*, seeded through splitmix64), no libc
  * random numbers, and a model of the tree (names, inode sizes, xattrs,
@@ -45,7 +54,7 @@
 #include <string.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define MAX_LINES	256
+#define MAX_LINES	512
 #define MAX_THREADS	4
 #define NO_INODE	(-1)
 
@@ -108,6 +117,13 @@ struct dentry {
 static struct inode inodes[NR_INODES];
 static struct dentry dentries[NR_PATHS];
 static unsigned int bs = 4096;
+/* -n: a long workload, with the operations of long_ops[] */
+static int long_mode;
+/* -f: the chance of a point after an operation (threads) */
+static unsigned int point_pct = 60;
+#define NR_HOLD		4
+/* the descriptors a thread holds open ("hold N"), 1..NR_HOLD */
+static int held[NR_HOLD + 1];
 static char lines[MAX_LINES][160];
 static int nr_lines;
 
@@ -623,6 +639,80 @@ static const struct {
 	{ op_journal_flag, 2 },
 };
 
+/* An O_TMPFILE file, written (fsync'd while nameless, now and then), then
+ * linkat(2) to a new name in the directory it was made in.
+ */
+static int op_tmpfile(void)
+{
+	const char *f = pick_file(0);
+	char dir[64];
+	uint64_t len;
+	unsigned int seed;
+
+	if (!f)
+		return 0;
+	parent_of(f, dir);
+	len = pick_len();
+	seed = data_seed();
+	emit("tmpfile %s %s %" PRIu64 " %u%s", *dir ? dir : ".", f, len, seed,
+	     chance(30) ? " fsync" : "");
+	add_dentry(f, new_inode(0));
+	inode_of(f)->size = len;
+	return 1;
+}
+
+/* A file held open (made by the open if new), maybe written, and most of
+ * the time unlinked while held: SQLite's temporary files.
+ */
+static int op_hold(void)
+{
+	const char *f = pick_file(chance(50));
+	unsigned int n;
+
+	for (n = 1; n <= NR_HOLD && held[n]; n++)
+		;
+	if (!f || n > NR_HOLD)
+		return 0;
+	emit("hold %u %s", n, f);
+	held[n] = 1;
+	if (!exists(f))
+		add_dentry(f, new_inode(0));
+	if (chance(60)) {
+		uint64_t off = pick_offset(inode_of(f)->size), len = pick_len();
+
+		emit("write %s %" PRIu64 " %" PRIu64 " %u", f, off, len,
+		     data_seed());
+		inode_of(f)->size = max64(inode_of(f)->size, off + len);
+	}
+	if (chance(70)) {
+		emit("unlink %s", f);
+		drop_dentry(lookup(f));
+	}
+	return 1;
+}
+
+/* The last close of a held file (an unlinked one is deleted then). */
+static int op_release(void)
+{
+	unsigned int ok[NR_HOLD], nr = 0, n;
+
+	for (n = 1; n <= NR_HOLD; n++)
+		if (held[n])
+			ok[nr++] = n;
+	if (!nr)
+		return 0;
+	n = ok[below(nr)];
+	emit("release %u", n);
+	held[n] = 0;
+	return 1;
+}
+
+static int op_evict(void)
+{
+	emit("evict");
+	return 1;
+}
+
 static int op_falloc_eligible(void)
 {
 	return op_falloc(0);
@@ -641,6 +731,17 @@ static const struct {
 	{ op_falloc_range, 3 },
 };
 
+/* Only in a long workload (-n): the short ones keep their seeds' draws. */
+static const struct {
+	int (*fn)(void);
+	unsigned int weight;
+} long_ops[] = {
+	{ op_tmpfile, 3 },
+	{ op_hold, 3 },
+	{ op_release, 2 },
+	{ op_evict, 1 },
+};
+
 static void one_op(void)
 {
 	unsigned int total = 0, r, i, tries;
@@ -649,6 +750,8 @@ static void one_op(void)
 		total += ops[i].weight;
 	for (i = 0; i < ARRAY_SIZE(more_ops); i++)
 		total += more_ops[i].weight;
+	for (i = 0; long_mode && i < ARRAY_SIZE(long_ops); i++)
+		total += long_ops[i].weight;
 	for (tries = 0; tries < 100; tries++) {
 		r = below(total);
 		for (i = 0; i < ARRAY_SIZE(ops); i++) {
@@ -666,7 +769,17 @@ static void one_op(void)
 				break;
 			r -= more_ops[i].weight;
 		}
-		if (more_ops[i].fn())
+		if (i < ARRAY_SIZE(more_ops)) {
+			if (more_ops[i].fn())
+				return;
+			continue;
+		}
+		for (i = 0; i < ARRAY_SIZE(long_ops); i++) {
+			if (r < long_ops[i].weight)
+				break;
+			r -= long_ops[i].weight;
+		}
+		if (long_ops[i].fn())
 			return;
 	}
 	op_write();	/* always possible: creates when nothing exists */
@@ -743,16 +856,21 @@ static void setup_tree(void)
 	}
 }
 
-/* How many of a step's first words are paths. */
-static int path_words(const char *verb)
+/* Which of a step's words (1 the first after the verb) are paths. */
+static void path_words(const char *verb, int *first, int *last)
 {
-	static const char * const two[] = { "link", "rename", "xchg" };
+	static const char * const two[] = { "link", "rename", "xchg", "tmpfile" };
 	size_t i;
 
+	*first = 1;
+	*last = 1;
 	for (i = 0; i < ARRAY_SIZE(two); i++)
 		if (!strcmp(verb, two[i]))
-			return 2;
-	return 1;
+			*last = 2;
+	if (!strcmp(verb, "hold"))	/* hold N F */
+		*first = *last = 2;
+	if (!strcmp(verb, "release") || !strcmp(verb, "evict"))
+		*last = 0;
 }
 
 /* A step with a thread's directory in front of its paths. */
@@ -765,24 +883,24 @@ static int path_words(const char *verb)
 static void prefix_paths(int t, char (*dst)[WIDE])
 {
 	char copy[sizeof(lines[0])], *save, *w, *out;
-	int i, n, np;
+	int i, n, p0, p1;
 	size_t len;
 
 	for (i = 0; i < nr_lines; i++) {
 		memcpy(copy, lines[i], sizeof(copy));
 		out = dst[i];
 		len = 0;
-		np = 1;
+		p0 = p1 = 1;
 		for (n = 0, w = strtok_r(copy, " ", &save); w;
 		     w = strtok_r(NULL, " ", &save), n++) {
 			const char *sep = n ? " " : "";
 
 			if (n == 0)
-				np = path_words(w);
-			if (n >= 1 && n <= np && !strcmp(w, "."))
+				path_words(w, &p0, &p1);
+			if (n >= p0 && n <= p1 && !strcmp(w, "."))
 				len += snprintf(out + len, WIDE - len, "%st%d",
 						sep, t);
-			else if (n >= 1 && n <= np)
+			else if (n >= p0 && n <= p1)
 				len += snprintf(out + len, WIDE - len,
 						"%st%d/%s", sep, t, w);
 			else
@@ -807,20 +925,25 @@ static int thread_nr[MAX_THREADS];
  * generated with the model of that tree; the setups go to setup_lines,
  * each thread's operations to thread_lines.  Returns the thread count.
  */
-static int threads(void)
+static int threads(int want_threads, int want_ops)
 {
 	int nthreads = 2 + below(3), t, i, nops, many_at;
 
+	if (want_threads)
+		nthreads = want_threads;
 	for (t = 1; t <= nthreads; t++) {
 		for (i = 0; i < NR_PATHS; i++)
 			dentries[i].ino = NO_INODE;
 		memset(inodes, 0, sizeof(inodes));
+		memset(held, 0, sizeof(held));
 		nr_lines = 0;
 		emit("mkdir .");
 		setup_tree();
 		/* a burst of create+write+fsync: fsyncs racing the others' */
 		many_at = -1;
 		nops = 2 + below(5);
+		if (want_ops)
+			nops = want_ops;
 		if (chance(40)) {
 			emit("mkdir M");
 			many_at = below(nops);
@@ -836,7 +959,7 @@ static int threads(void)
 			if (i == many_at)
 				emit("many M %u", 2 + below(5));
 			one_op();
-			if (i == nops - 1 || chance(60))
+			if (i == nops - 1 || chance(point_pct))
 				persist();
 		}
 		prefix_paths(t, thread_lines[t - 1]);
@@ -845,20 +968,68 @@ static int threads(void)
 	return nthreads;
 }
 
+static void print_usage(FILE *f)
+{
+	fprintf(f, "usage: acegen [-t [-n OPS] [-p THREADS] [-f PCT]] SEED\n"
+		"prints the crash workload of SEED (tests/crash/lib/crash.sh runs it);\n"
+		"-t: a concurrent one (2-4 threads, each in its own tree);\n"
+		"-n OPS: a long concurrent one, OPS operations a thread (1-%d), with\n"
+		"   tmpfile, hold/release (unlinked while held) and evict too;\n"
+		"-p THREADS: that many threads (1-%d); -f PCT: a point after an\n"
+		"   operation with a chance of PCT %% (0-100, default 60)\n",
+		MAX_LINES / 8, MAX_THREADS);
+}
+
+/* A number from @s in [@lo, @hi], or -1. */
+static int number(const char *s, int lo, int hi)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	return *end || end == s || v < lo || v > hi ? -1 : (int)v;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed, x;
-	int nops, i, t, nthreads, threaded = 0;
+	int nops, i, t, nthreads, threaded = 0, want_threads = 0, want_ops = 0;
+	int pct = -1, v;
 	const char *arg;
 	char *end;
 
-	if (argc == 3 && !strcmp(argv[1], "-t"))
-		threaded = 1;
-	if (argc != 2 + threaded || !strcmp(argv[argc - 1], "--help") ||
-	    !strcmp(argv[argc - 1], "-h")) {
-		printf("usage: acegen [-t] SEED\nprints the crash workload of SEED (tests/crash/lib/crash.sh runs it);\n-t: a concurrent one (2-4 threads, each in its own tree)\n");
-		return argc == 2 ? 0 : 2;
+	for (i = 1; i < argc - 1; i++) {
+		if (!strcmp(argv[i], "-t")) {
+			threaded = 1;
+			continue;
+		}
+		if (i + 1 == argc - 1)
+			break;	/* an option that wants a value, and only SEED left */
+		if (!strcmp(argv[i], "-n"))
+			v = want_ops = number(argv[++i], 1, MAX_LINES / 8);
+		else if (!strcmp(argv[i], "-p"))
+			v = want_threads = number(argv[++i], 1, MAX_THREADS);
+		else if (!strcmp(argv[i], "-f"))
+			v = pct = number(argv[++i], 0, 100);
+		else
+			break;
+		if (v < 0) {
+			fprintf(stderr, "acegen: bad value '%s' for %s\n", argv[i], argv[i - 1]);
+			print_usage(stderr);
+			return 2;
+		}
 	}
+	if (argc >= 2 && (!strcmp(argv[argc - 1], "--help") || !strcmp(argv[argc - 1], "-h"))) {
+		print_usage(stdout);
+		return 0;
+	}
+	if (argc < 2 || i != argc - 1 ||
+	    (!threaded && (want_ops || want_threads || pct >= 0))) {
+		print_usage(stderr);
+		return 2;
+	}
+	long_mode = want_ops > 0;
+	if (pct >= 0)
+		point_pct = pct;
 	arg = argv[argc - 1];
 	seed = strtoull(arg, &end, 10);
 	if (*end || end == arg) {
@@ -872,9 +1043,13 @@ int main(int argc, char **argv)
 		dentries[i].ino = NO_INODE;
 	bs = chance(25) ? 1024 : 4096;
 	if (threaded) {
-		nthreads = threads();
-		printf("# seed %" PRIu64 " (threads): %d threads, block size %u\n",
-		       seed, nthreads, bs);
+		nthreads = threads(want_threads, want_ops);
+		printf("# seed %" PRIu64 " (threads): %d threads, block size %u", seed,
+		       nthreads, bs);
+		if (long_mode)
+			printf(", %d operations each, a point after %u %%", want_ops,
+			       point_pct);
+		printf("\n");
 		printf("bs %u\n", bs);
 		for (i = 0; i < setup_nr; i++)
 			printf("%s\n", setup_lines[i]);

@@ -752,6 +752,14 @@ cr_check() {
 	return 0
 }
 
+# cr_check_counts: "CHECKED BROKEN" of the last cr_check: the promises
+# (paths recorded at a point) it checked, and those that differ.
+cr_check_counts() {
+	awk 'FILENAME == ARGV[1] { if (match($0, /# checked [0-9]+/)) c += substr($0, RSTART + 10, RLENGTH - 10); next }
+		NF { b++ }
+		END { print c + 0, b + 0 }' "$cr_dir/checked.now" "$cr_dir/diff.now"
+}
+
 # cr_left_check MANIFEST K: each path the case leaves queued ("left P
 # [K]": never fsync'd, no full commit after the setup's, up to point K
 # or to the end) must be as that full commit left it after point K,
@@ -1285,33 +1293,12 @@ cr_point_check() {
 # up to "start" in one go, then to every flush, FUA and mark, each
 # checked on a throw-away snapshot.
 cr_run_logwrites() {
-	_setup=/tmp/cr_setup.$$ _ops=/tmp/cr_ops.$$
-	awk -v s="$_setup" -v o="$_ops" '
-		!done { print > s } !done && $1 == "sync" { done = 1; next } done { print > o }
-		END { if (!done) { close(o); printf "" > o } }' "$cr_wl"
-	[ -f "$_ops" ] || : >"$_ops"
-	cr_k=0
-	if ! cr_workload "$_setup"; then
+	if ! cr_logwrites_workload "$cr_dm"; then
 		cr_umount
 		cr_result fail "$cr_why"
 		return
 	fi
-	dmctl message "$cr_dm" mark start
-	cr_markdev=$cr_dm
-	# the rest of the workload, continuing the manifest, with the case's
-	# knobs (cr_workload set them for the setup only)
-	_k0=$cr_k
-	cr_knobs "$cr_wl" || { cr_umount; cr_result fail "$cr_why"; return; }
-	if ! cr_workload_continue "$_ops"; then
-		cr_knobs ""
-		cr_umount
-		cr_result fail "$cr_why"
-		return
-	fi
-	cr_knobs ""
-	cr_fc_expect || { cr_umount; cr_result fail "$cr_why"; return; }
-	dmctl message "$cr_dm" mark end
-	cr_markdev=
+	_k0=$cr_k0
 	cr_umount || { cr_result fail "umount on dm-log-writes"; return; }
 	cr_swap "$cr_dm" "$cr_base" || { cr_result fail "linear table back"; return; }
 	if ! _from=$(logreplay find "$CR_LOG" start) || ! _to=$(logreplay find "$CR_LOG" end); then
@@ -1385,6 +1372,37 @@ cr_run_logwrites() {
 	cr_umount || { cr_result fail "umount of the log replayed to the end"; return; }
 	cr_dmesg_ok || { cr_result fail "$cr_why"; return; }
 	cr_result pass "$cr_k point(s), log replayed to $_n flush/FUA/mark point(s)${cr_fc_got:+; $cr_fc_got}"
+}
+
+# cr_logwrites_workload DM: cr_wl on the file system mounted on
+# dm-log-writes device DM (dmctl's name), with its marks: "start" after
+# the setup's sync, "pK" (thread N's "tNpK") after every point K, "end"
+# after the last; the manifest as cr_workload writes it, cr_k0 the points
+# of the setup, fc_info as the case's "fc" lines ask.  1 with cr_why set
+# when a step (or the fc_info check) fails; the file system stays mounted.
+# cr_run_logwrites and make stress's data oracle (tests/stress) use it.
+cr_logwrites_workload() {
+	_setup=/tmp/cr_setup.$$ _ops=/tmp/cr_ops.$$
+	awk -v s="$_setup" -v o="$_ops" '
+		!done { print > s } !done && $1 == "sync" { done = 1; next } done { print > o }
+		END { if (!done) { close(o); printf "" > o } }' "$cr_wl"
+	[ -f "$_ops" ] || : >"$_ops"
+	cr_k=0
+	cr_workload "$_setup" || return 1
+	dmctl message "$1" mark start
+	cr_markdev=$1
+	# the rest of the workload, continuing the manifest, with the case's
+	# knobs (cr_workload set them for the setup only)
+	cr_k0=$cr_k
+	cr_knobs "$cr_wl" || return 1
+	if ! cr_workload_continue "$_ops"; then
+		cr_knobs ""
+		return 1
+	fi
+	cr_knobs ""
+	cr_fc_expect || return 1
+	dmctl message "$1" mark end
+	cr_markdev=
 }
 
 # cr_workload_continue FILE: more steps, keeping cr_k and the manifest.
