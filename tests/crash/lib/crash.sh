@@ -768,7 +768,7 @@ cr_check_counts() {
 # K and at K's own mark (cr_at_mark, logwrites), where nothing that
 # followed the point is on the device yet.
 cr_left_check() {
-	_n=0
+	_nleft=0
 	_bad=0
 	while read -r _w _upto _p _want; do
 		[ "$_w" = left ] || continue
@@ -778,14 +778,14 @@ cr_left_check() {
 		-) ;;
 		*) [ "$2" -lt "$_upto" ] || { [ "$2" = "$_upto" ] && [ -n "$cr_at_mark" ]; } || continue ;;
 		esac
-		_n=$((_n + 1))
+		_nleft=$((_nleft + 1))
 		_got=$(cd "$CR_MNT" && fsop state "$_p" 2>&1)
 		_got=${_got#"$_p "}
 		[ "$_got" = "$_want" ] && continue
 		_bad=$((_bad + 1))
 		echo "$_p (left queued, never fsync'd): want $_want got $_got"
 	done <"$1"
-	[ "$_n" -eq 0 ] || echo "# left queued: $_n path(s) checked, $_bad differ" >&2
+	[ "$_nleft" -eq 0 ] || echo "# left queued: $_nleft path(s) checked, $_bad differ" >&2
 }
 
 # cr_check_one MANIFEST K PREFIX: one manifest's check after its point K,
