@@ -130,10 +130,17 @@
 #                  and odsync, an O_SYNC / O_DSYNC write, add
 #                  range=OFF:LEN:SEED)
 #
+#   mid K STATE    with CR_STEP_STATES=1 (make stress's data oracle),
+#                  after every step between points K and K+1, the state
+#                  of every path recorded so far
+#
 # and after the last one "pre N+1" (the state at the power cut).  STATE is
 # an fsop state line.  After a cut that followed point K, a path whose
-# last record R is from a point <= K and whose state at pre K+1 is still
-# R (so it was not changed after it was made durable) must have R's
+# last record R is from a point <= K and whose every state recorded since
+# (pre R+1 .. pre K+1, mid R .. mid K) is still R (so it was not changed
+# after it was made durable: its ctime too, which every change moves on;
+# a change undone by a later one counts, as a cut in between may find
+# it) must have R's
 # fields after the replay: all but atime for fsync, size and data for
 # fdatasync, the entries (names) and link count for a directory ("also"),
 # and for a directory fsync'd its mode, owner and xattrs too; for an
@@ -321,6 +328,14 @@ cr_pre() {
 	[ -n "$cr_tracked" ] || return 0
 	# shellcheck disable=SC2086 # a list of paths
 	fsop state $cr_tracked | sed "s/^/pre $1 /" >>"$cr_manifest"
+}
+
+# cr_mid: with CR_STEP_STATES=1, "mid K" (a state after a step that was
+# not a point, between points K and K+1) of everything tracked.
+cr_mid() {
+	[ "${CR_STEP_STATES:-0}" = 1 ] && [ -n "$cr_tracked" ] || return 0
+	# shellcheck disable=SC2086 # a list of paths
+	fsop state $cr_tracked | sed "s/^/mid $cr_k /" >>"$cr_manifest"
 }
 
 # cr_point_record KIND PATH: one more record at the last point.
@@ -642,10 +657,15 @@ cr_compare() {
 			kind == "dirsync" ? fields_dirsync : fields_dir
 	}
 	# what must not change after the point for it to be checked: for an
-	# O_SYNC range, the whole file
+	# O_SYNC range, the whole file; and the ctime, which every change
+	# moves on, so that a change undone before K+1 (a name renamed away
+	# and linked back, between points or not) counts as one: a cut in
+	# between may find it
 	function stable(kind,    f) {
 		f = fields(kind)
 		sub(/ range$/, " data", f)
+		if (f !~ / ctime/)
+			f = f " ctime"
 		return f
 	}
 	function same(a, b, kind, flist,    f, n, i) {
@@ -659,14 +679,21 @@ cr_compare() {
 		# the manifest
 		if ($1 == "rec" && $2 <= k) {
 			kind[$4] = $3
+			at[$4] = $2
 			line = $0
 			sub(/^rec [0-9]+ [a-z-]+ /, "", line)
 			rec[$4] = line
 		}
-		if ($1 == "pre" && $2 == k + 1) {
+		# the states up to pre K+1: "pre J" at point J, "mid J" after a
+		# step between J and J+1 (as if at J + 1/2)
+		if (($1 == "pre" && $2 <= k + 1) || ($1 == "mid" && $2 <= k)) {
 			line = $0
-			sub(/^pre [0-9]+ /, "", line)
-			pre[$3] = line
+			sub(/^[a-z]+ [0-9]+ /, "", line)
+			ns[$3]++
+			st[$3, ns[$3]] = line
+			stat[$3, ns[$3]] = $1 == "mid" ? $2 + 0.5 : $2
+			if ($1 == "pre" && $2 == k + 1)
+				last[$3] = 1
 		}
 		next
 	}
@@ -675,8 +702,15 @@ cr_compare() {
 		bad = 0
 		for (p in rec) {
 			parse(rec[p], r)
-			parse(pre[p], c)
-			if (!same(r, c, kind[p], stable(kind[p]))) {
+			# no state at K+1: not known to be unchanged
+			changed = !(p in last)
+			for (i = 1; i <= ns[p] && !changed; i++) {
+				if (stat[p, i] <= at[p])
+					continue
+				parse(st[p, i], c)
+				changed = !same(r, c, kind[p], stable(kind[p]))
+			}
+			if (changed) {
 				nstable++
 				continue
 			}
@@ -1420,12 +1454,14 @@ cr_run_steps() {
 		cr_run_threads "$1" || { cd / || true; return 1; }
 	else
 		while IFS= read -r _line; do
+			_k=$cr_k
 			if ! cr_step "$_line" >>"$cr_dir/log" 2>&1; then
 				cr_log "step failed: $_line"
 				cd / || true
 				cr_why="step failed: $_line"
 				return 1
 			fi
+			[ "$cr_k" != "$_k" ] || cr_mid
 		done <"$1"
 		cr_pre $((cr_k + 1))
 		cr_kfinal=$cr_k
@@ -1476,10 +1512,12 @@ cr_thread() {
 	: >"$cr_manifest"
 	cd "$CR_MNT" || { echo "cd $CR_MNT" >"$cr_dir/status.t$1"; exit 1; }
 	while IFS= read -r _line; do
+		_k=$cr_k
 		if ! cr_step "$_line" >>"$cr_dir/log.t$1" 2>&1; then
 			echo "step failed: $_line" >"$cr_dir/status.t$1"
 			exit 1
 		fi
+		[ "$cr_k" != "$_k" ] || cr_mid
 	done <"$cr_dir/steps.t$1"
 	cr_pre $((cr_k + 1))
 	echo "$cr_k" >"$cr_dir/k.t$1"
