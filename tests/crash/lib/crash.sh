@@ -358,9 +358,15 @@ cr_rec() {
 	if { [ "$_kind" = fdatasync ] || [ "$_kind" = odsync ]; } && [ -s "$cr_dir/base_inos" ]; then
 		# fdatasync makes a new file's name durable with its data (ext4
 		# updates i_datasync_tid at creation), not a new name (link,
-		# rename) of an old inode: for those, "fdatasync-old"
+		# rename) of an old inode: for those, "fdatasync-old".  Old: from
+		# before the setup's sync, or recorded at an earlier point under
+		# another name (made durable there, renamed since)
 		_ino=${_st#* ino=}
-		grep -qx "${_ino%% *}" "$cr_dir/base_inos" && _kind=$_kind-old
+		_ino=${_ino%% *}
+		if grep -qx "$_ino" "$cr_dir/base_inos" ||
+			awk -v i=" ino=$_ino " -v p="${_st%% *}" '$1 == "rec" && index($0, i) && $4 != p { f = 1 } END { exit !f }' "$cr_manifest"; then
+			_kind=$_kind-old
+		fi
 	fi
 	echo "rec $cr_k $_kind $_st" >>"$cr_manifest"
 }
