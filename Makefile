@@ -119,6 +119,8 @@ help:
 	@echo "                    MODEL=optimistic|pessimistic|both (crash model: every write up to the"
 	@echo "                    point, or only what a flush or FUA made durable) DISK=virtio|nvme"
 	@echo "                    FS=\"ext4fc ext4\" (also ext4fc+iso, ext4fc+sf: mount options)"
+	@echo "                    ORACLE=fsck|data (data: acegen's concurrent workloads instead of"
+	@echo "                    fsstress, every fsync's promise checked at every point, then e2fsck)"
 	@echo "make corrupt-images corrupted fast-commit areas mounted in QEMU: N=images (500) START=M (0)"
 	@echo "make fuzz           libFuzzer+ASan on the fc record parser: SECONDS=N (60)"
 	@echo "make deps           install the Debian packages every target needs (as root)"
@@ -325,17 +327,20 @@ crash-long: all
 # SEEDS (20 here) START MIX=fsync|default|heavy|both|all FS="ext4fc ext4" (also
 # ext4fc+iso, ext4fc+sf: written with fsync_isolation, fc_selective_flush)
 # MODEL=optimistic|pessimistic|both (the crash model, tests/src/logreplay.c)
-# DISK=virtio|nvme (nvme: FUA reaches the disk); more
-# options in STRESS_ARGS (tests/stress/run.sh --help).
+# DISK=virtio|nvme (nvme: FUA reaches the disk); ORACLE=fsck|data (data:
+# acegen's concurrent workloads, and what each fsync promised checked at
+# every point as the crash suite checks it); more options in STRESS_ARGS
+# (tests/stress/run.sh --help).
 MIX ?= both
 FS ?= ext4fc ext4
 MODEL ?= optimistic
 DISK ?= virtio
+ORACLE ?= fsck
 STRESS_SEEDS := $(if $(filter command line environment,$(origin SEEDS)),$(SEEDS),20)
 .PHONY: stress
 stress: all stress-helpers
 	$(Q)$(TOP)/tests/stress/run.sh --seeds $(STRESS_SEEDS) --start $(START) \
-		--mix $(MIX) --fs "$(FS)" --model $(MODEL) --disk $(DISK) $(STRESS_ARGS)
+		--mix $(MIX) --fs "$(FS)" --model $(MODEL) --disk $(DISK) --oracle $(ORACLE) $(STRESS_ARGS)
 
 # Corrupted fast-commit areas mounted in the guest (tests/corrupt): N
 # images from START, a QEMU boot per BATCH (100).

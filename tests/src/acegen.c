@@ -37,7 +37,8 @@
  * Such a workload also draws what the short ones never do (so their seeds
  * keep their workloads): O_TMPFILE files given a name ("tmpfile"), files
  * held open ("hold", "release"), most of them unlinked while held and
- * some written first, and the inode cache dropped ("evict").
+ * some written first, a file's dirty pages written back as the flusher
+ * does ("writeback"), and the inode cache dropped ("evict").
  *
  * The same seed gives the same workload on every machine: the generator
  * uses its own PRNG (xorshift64*, seeded through splitmix64), no libc
@@ -707,6 +708,21 @@ static int op_release(void)
 	return 1;
 }
 
+/* A write, then the file's dirty pages written as the flusher writes
+ * them (no FUA, no flush), as for a file left dirty for 30 s before its
+ * fsync.
+ */
+static int op_writeback(void)
+{
+	const char *f;
+
+	if (!op_write())
+		return 0;
+	f = lines[nr_lines - 1] + strlen("write ");
+	emit("writeback %.*s", (int)strcspn(f, " "), f);
+	return 1;
+}
+
 static int op_evict(void)
 {
 	emit("evict");
@@ -740,6 +756,7 @@ static const struct {
 	{ op_hold, 3 },
 	{ op_release, 2 },
 	{ op_evict, 1 },
+	{ op_writeback, 3 },
 };
 
 static void one_op(void)
@@ -974,7 +991,7 @@ static void print_usage(FILE *f)
 		"prints the crash workload of SEED (tests/crash/lib/crash.sh runs it);\n"
 		"-t: a concurrent one (2-4 threads, each in its own tree);\n"
 		"-n OPS: a long concurrent one, OPS operations a thread (1-%d), with\n"
-		"   tmpfile, hold/release (unlinked while held) and evict too;\n"
+		"   tmpfile, hold/release (unlinked while held), writeback, evict too;\n"
 		"-p THREADS: that many threads (1-%d); -f PCT: a point after an\n"
 		"   operation with a chance of PCT %% (0-100, default 60)\n",
 		MAX_LINES / 8, MAX_THREADS);
