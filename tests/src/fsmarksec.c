@@ -64,14 +64,6 @@ struct worker {
 	char path[4096];		/* the file it failed on */
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void file_name(char *p, size_t len, const char *dir, unsigned int t,
 		      unsigned long n)
 {

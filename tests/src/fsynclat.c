@@ -41,14 +41,6 @@ static int stop;			/* read and set with __atomic builtins */
 static uint64_t wbytes;
 static int werr;
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void *writer_main(void *arg)
 {
 	char path[4096], prev[4096];

@@ -43,14 +43,6 @@ struct samples {
 	const char *what;		/* what failed */
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static int stopped(void)
 {
 	return __atomic_load_n(&stop, __ATOMIC_RELAXED);

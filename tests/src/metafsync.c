@@ -43,14 +43,6 @@
 
 static const char *prog = "metafsync";
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void name(char *p, size_t len, const char *dir, char c, unsigned long i)
 {
 	snprintf(p, len, "%s/%c.%lu", dir, c, i);

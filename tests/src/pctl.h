@@ -1,12 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pctl.h - latency percentiles for the benchmark helpers (varmail.c,
- * fsynclat.c): sort the samples with cmp_u64, then read pct_us().
+ * pctl.h - latencies for the benchmark helpers (bench/README.md's
+ * workloads): take the time with now_ns(), sort the samples with
+ * cmp_u64, then read pct_us().
  */
 #ifndef PCTL_H
 #define PCTL_H
 
 #include <stdint.h>
+#include <time.h>
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 static int cmp_u64(const void *a, const void *b)
 {

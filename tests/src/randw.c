@@ -35,14 +35,6 @@
 
 static const char *prog = "randw";
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* xorshift64: the same offsets on every run and configuration */
 static uint64_t next_rand(uint64_t *s)
 {
