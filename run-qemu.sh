@@ -525,18 +525,22 @@ else
 	qemu+=(-chardev "file,id=con,path=$(qemu_path "$outdir/console.log")" -serial chardev:con)
 fi
 qemu+=(-chardev "file,id=status,path=$(qemu_path "$outdir/status")" -serial chardev:status)
+# disk ID IMAGE DEVICE SLOT: IMAGE as drive ID on DEVICE (serial
+# ext4fc-ID) in PCI slot SLOT, cache=unsafe (see -d in --help)
+disk() {
+	qemu+=(-drive "if=none,id=$1,file=$(qemu_path "$2"),format=raw,cache=unsafe,discard=unmap"
+		-device "$3,drive=$1,serial=ext4fc-$1,addr=$(printf '0x%x' "$4")")
+}
 i=0
 for img in "${images[@]}"; do
-	qemu+=(-drive "if=none,id=d$i,file=$(qemu_path "$img"),format=raw,cache=unsafe,discard=unmap"
-		-device "virtio-blk-pci,drive=d$i,serial=ext4fc-d$i,addr=$(printf '0x%x' $((8 + i)))")
+	disk "d$i" "$img" virtio-blk-pci $((8 + i))
 	i=$((i + 1))
 done
 # NVMe: slots 0x1b.. (the virtio disks and the results disk take at most
 # 0x8..0x18).  The serial finds the namespace in the guest.
 j=0
 for img in "${nvmes[@]}"; do
-	qemu+=(-drive "if=none,id=n$j,file=$(qemu_path "$img"),format=raw,cache=unsafe,discard=unmap"
-		-device "nvme,drive=n$j,serial=ext4fc-n$j,addr=$(printf '0x%x' $((0x1b + j)))")
+	disk "n$j" "$img" nvme $((0x1b + j))
 	j=$((j + 1))
 done
 if ((host_root)); then
