@@ -1765,7 +1765,7 @@ static int fc_send(struct fc_writer *w)
 	seq = atomic64_read(&sbi->s_fc_data_seq);
 	/* the data went to another device than the log: order it first */
 	if (flush && journal->j_fs_dev != journal->j_dev)
-		blkdev_issue_flush(journal->j_fs_dev);
+		ext4_fc_flush(w->sb);
 	fc_phase_end(w, EXT4FC_PHASE_DATA, &t0);
 
 	if (test_opt(w->sb, BARRIER))
