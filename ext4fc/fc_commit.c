@@ -95,7 +95,9 @@
  *   its parent as a LINK and an UNLINK, and a collapse or insert range as
  *   the range records of everything it moved (ext4_fc_track_shift(),
  *   up to FC_SHIFT_MAX_RUNS extents).  A directory that changes parent
- *   would need a new "..", which no record says: ineligible.
+ *   would need a new "..", which no record says: ineligible.  So is the
+ *   freeing of an inode that was on the orphan list before the epoch
+ *   (ext4_fc_orphan_freed()): no record takes it off the list on disk.
  *
  * A directory's fsync
  *
@@ -506,6 +508,7 @@ void ext4_fc_init_inode(struct inode *inode)
 	ext4_clear_inode_state(inode, EXT4_STATE_FC_FSYNC);
 	ext4_clear_inode_state(inode, EXT4_STATE_FC_XATTR);
 	ei->i_fc_ineligible_tid = 0;
+	ei->i_fc_orphan_tid = 0;
 	ei->i_fc_snap = 0;
 	atomic64_set(&ei->i_fc_data_seq, 0);
 	fc_forget_range(ei);
@@ -621,6 +624,24 @@ void ext4_fc_mark_ineligible(struct super_block *sb, int reason,
 	fc_flag_sb(sb, tid, known);
 	sbi->s_fc_stats.fc_ineligible_reason_count[reason]++;
 	spin_unlock(&sbi->s_fc_lock);
+}
+
+/*
+ * @inode, unlinked, is being freed (ext4_evict_inode()).  If it went onto
+ * the orphan list in an earlier transaction, the list on disk may still
+ * have it, and no record takes it off: after a replay, orphan recovery
+ * would process the inode number again.  That is harmless unless a fast
+ * commit logs a new file under the number, which it would then truncate
+ * (a preallocation past EOF lost, mtime and ctime reset).  The number is
+ * free from now on, so the epoch is ineligible.
+ */
+void ext4_fc_orphan_freed(handle_t *handle, struct inode *inode)
+{
+	if (!ext4_handle_valid(handle) || !ext4_inode_orphan_tracked(inode) ||
+	    EXT4_I(inode)->i_fc_orphan_tid == handle->h_transaction->t_tid)
+		return;
+	ext4_fc_mark_ineligible(inode->i_sb, EXT4_FC_REASON_ORPHAN_FREED,
+				handle);
 }
 
 /* One more of what @n counts (a tracking path's fc_info count). */
@@ -2259,6 +2280,7 @@ static const struct {
 	{ EXT4_FC_REASON_INODE_JOURNAL_DATA, "Data journalling" },
 	{ EXT4_FC_REASON_ENCRYPTED_FILENAME, "Encrypted filename" },
 	{ EXT4_FC_REASON_NO_EXTENTS, "Block-mapped file" },
+	{ EXT4_FC_REASON_ORPHAN_FREED, "Orphan freed" },
 };
 
 static int fc_cmp_u32(const void *a, const void *b)
