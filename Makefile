@@ -57,7 +57,7 @@ INITRAMFS := $(BUILD)/initramfs.cpio.gz
 # kernel uses (ext4fc/fc_parse.c, compiled unchanged).  Static, so the
 # initramfs (which takes all of build/bin) has it in the guest too.
 TOOLS := $(BUILD)/bin/fcdump
-PARSER := $(TOP)/ext4fc/fc_parse.c $(TOP)/ext4fc/fc_parse.h $(TOP)/ext4fc/fc_engine.h
+PARSER := $(TOP)/ext4fc/fc_parse.c $(TOP)/ext4fc/fc_parse.h $(TOP)/ext4fc/fc_format.h
 
 # Our own files overlaid into build/src, and the series.
 OWN_FILES := $(wildcard $(TOP)/ext4fc/*.[ch] $(TOP)/jbd2fc/*.[ch]) \

@@ -8,7 +8,7 @@
  * logical block 0 to block 9000", "name foo in directory 2 is inode 12")
  * into the fast-commit area at the end of the journal, and recovery
  * rebuilds the blocks from it (fc_replay.c).  The record format is in
- * fc_engine.h; jbd2's side (the area, the exclusion between fast and
+ * fc_format.h; jbd2's side (the area, the exclusion between fast and
  * full commits, the fc buffers) is jbd2fc/fc_journal.c.
  *
  * What is tracked

@@ -27,8 +27,7 @@
 #include <unistd.h>
 
 #include "fc_parse.h"
-#define EXT4FC_FORMAT_ONLY
-#include "fc_engine.h"
+#include "fc_format.h"
 #include "crc32c.h"
 
 #define EXT4_SB_OFF		1024

@@ -18,8 +18,7 @@
 #include <stdlib.h>
 
 #include "fc_parse.h"
-#define EXT4FC_FORMAT_ONLY
-#include "fc_engine.h"
+#include "fc_format.h"
 #include "crc32c.h"
 
 #define HDR_LEN 32
