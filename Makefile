@@ -199,7 +199,10 @@ $(BUILD)/bin/acegen $(BUILD)/bin/logreplay $(BUILD)/bin/dmctl $(BUILD)/bin/fccor
 	$(call need,gcc,gcc)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
-	$(Q)gcc -static -O2 -Wall -Wextra -o $@ $<
+	$(Q)gcc -static -O2 -Wall -Wextra -I$(TOP)/ext4fc -o $@ $<
+
+# fccorrupt writes records in the format the kernel reads (ext4fc/fc_format.h).
+$(BUILD)/bin/fccorrupt: $(TOP)/ext4fc/fc_format.h
 
 # fstests, unpacked and configured once (a new FSTESTS_SRC: again).
 $(FSTESTS)/.ext4fc-configured: $(TOP)/scripts/fstests-src.sh $(BUILD)/fstests-src

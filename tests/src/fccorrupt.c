@@ -64,12 +64,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fc_format.h"
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-enum {
-	TAG_ADD_RANGE = 1, TAG_DEL_RANGE, TAG_CREAT, TAG_LINK, TAG_UNLINK,
-	TAG_INODE, TAG_PAD, TAG_TAIL, TAG_HEAD, TAG_MAX
-};
+/*
+ * The tags the walk knows; DOTDOT (fc_dir_moves) is not among them: the
+ * images we corrupt are made without it, so it stops the walk.
+ */
+#define TAG_MAX		(EXT4_FC_TAG_HEAD + 1)
 
 static const char *const tag_names[TAG_MAX] = {
 	"?", "ADD_RANGE", "DEL_RANGE", "CREAT", "LINK", "UNLINK", "INODE",
@@ -77,7 +80,7 @@ static const char *const tag_names[TAG_MAX] = {
 };
 
 #define NAME_LEN	255
-#define DENTRY_HDR	8	/* parent ino, ino */
+#define DENTRY_HDR	((int)sizeof(struct ext4_fc_dentry_info))
 #define EXT_MAX_BLOCKS	0xffffffffULL
 #define GOOD_OLD_INODE	128
 #define FMT_DIR		0x4000	/* file types of i_mode */
@@ -445,7 +448,7 @@ static const char *check_value(struct image *im, const struct rec *r,
 	int nlen, i;
 
 	switch (r->tag) {
-	case TAG_ADD_RANGE:
+	case EXT4_FC_TAG_ADD_RANGE:
 		if (!ino_ok(im, le32(v)))
 			return "inode number out of range";
 		lblk = le32(v + 4);
@@ -462,7 +465,7 @@ static const char *check_value(struct image *im, const struct rec *r,
 		if (pblk + len > im->blocks_count)
 			return "extent past the file system";
 		return NULL;
-	case TAG_DEL_RANGE:
+	case EXT4_FC_TAG_DEL_RANGE:
 		if (!ino_ok(im, le32(v)))
 			return "inode number out of range";
 		if (!le32(v + 8))
@@ -470,9 +473,9 @@ static const char *check_value(struct image *im, const struct rec *r,
 		if ((uint64_t)le32(v + 4) + le32(v + 8) > EXT_MAX_BLOCKS)
 			return "range past the last logical block";
 		return NULL;
-	case TAG_CREAT:
-	case TAG_LINK:
-	case TAG_UNLINK:
+	case EXT4_FC_TAG_CREAT:
+	case EXT4_FC_TAG_LINK:
+	case EXT4_FC_TAG_UNLINK:
 		ino = le32(v);
 		if (ino != 2 && !ino_ok(im, ino))
 			return "directory inode number out of range";
@@ -486,7 +489,7 @@ static const char *check_value(struct image *im, const struct rec *r,
 		    (nlen == 1 || (nlen == 2 && v[DENTRY_HDR + 1] == '.')))
 			return "name is . or ..";
 		return NULL;
-	case TAG_INODE:
+	case EXT4_FC_TAG_INODE:
 		if (!ino_ok(im, le32(v)))
 			return "inode number out of range";
 		if (r->len - 4 > (int)im->inode_size)
@@ -512,28 +515,28 @@ static const char *check_len(const struct image *im, const struct rec *r)
 	int lo = 0, hi = 0;
 
 	switch (r->tag) {
-	case TAG_ADD_RANGE:
-		lo = hi = 16;
+	case EXT4_FC_TAG_ADD_RANGE:
+		lo = hi = sizeof(struct ext4_fc_add_range);
 		break;
-	case TAG_DEL_RANGE:
-		lo = hi = 12;
+	case EXT4_FC_TAG_DEL_RANGE:
+		lo = hi = sizeof(struct ext4_fc_del_range);
 		break;
-	case TAG_CREAT:
-	case TAG_LINK:
-	case TAG_UNLINK:
+	case EXT4_FC_TAG_CREAT:
+	case EXT4_FC_TAG_LINK:
+	case EXT4_FC_TAG_UNLINK:
 		lo = DENTRY_HDR + 1;
 		hi = DENTRY_HDR + NAME_LEN;
 		break;
-	case TAG_INODE:
+	case EXT4_FC_TAG_INODE:
 		lo = 4 + GOOD_OLD_INODE;
 		break;
-	case TAG_PAD:
+	case EXT4_FC_TAG_PAD:
 		break;
-	case TAG_TAIL:
-		lo = 8;
+	case EXT4_FC_TAG_TAIL:
+		lo = sizeof(struct ext4_fc_tail);
 		break;
-	case TAG_HEAD:
-		lo = hi = 8;
+	case EXT4_FC_TAG_HEAD:
+		lo = hi = sizeof(struct ext4_fc_head);
 		break;
 	default:
 		return "unknown tag";
@@ -580,12 +583,12 @@ static void do_walk(struct image *im, struct walk *w, uint32_t tid,
 				w->why = "value runs past the block end";
 				return;
 			}
-			if (!blk && !pos && r.tag != TAG_HEAD) {
+			if (!blk && !pos && r.tag != EXT4_FC_TAG_HEAD) {
 				w->why = "area does not start with a head";
 				return;
 			}
 			w->why = check_len(im, &r);
-			if (!w->why && r.tag == TAG_HEAD) {
+			if (!w->why && r.tag == EXT4_FC_TAG_HEAD) {
 				if (blk || pos)
 					w->why = "head past the start";
 				else if (le32(p + 4))
@@ -599,7 +602,7 @@ static void do_walk(struct image *im, struct walk *w, uint32_t tid,
 				w->why = check_value(im, &r, p + 4);
 			if (!w->why && blk == sblk && pos == sbyte)
 				w->why = "the target of a value mutation";
-			if (!w->why && r.tag == TAG_TAIL) {
+			if (!w->why && r.tag == EXT4_FC_TAG_TAIL) {
 				if (le32(p + 4) != w->tid)
 					w->why = "tail of another transaction";
 				else if (crc32c(crc, p, 8) != le32(p + 8))
@@ -612,7 +615,7 @@ static void do_walk(struct image *im, struct walk *w, uint32_t tid,
 				    MAX_RECS);
 			if (w->nrecs == commit_start)
 				w->first_rec[w->commits] = commit_start;
-			if (r.tag == TAG_TAIL) {
+			if (r.tag == EXT4_FC_TAG_TAIL) {
 				r.good = 1;
 				w->recs[w->nrecs] = r;
 				w->tail_rec[w->commits++] = w->nrecs++;
@@ -649,7 +652,7 @@ static void recrc(struct image *im, const struct walk *w, int c)
 	for (i = w->first_rec[c]; i <= w->tail_rec[c]; i++) {
 		r = &w->recs[i];
 		p = at(im, r->blk, r->byte);
-		if (r->tag == TAG_TAIL) {
+		if (r->tag == EXT4_FC_TAG_TAIL) {
 			put32(p + 8, crc32c(crc, p, 8));
 			return;
 		}
@@ -668,30 +671,30 @@ static void rec_detail(struct image *im, const struct rec *r, char *buf,
 
 	buf[0] = 0;
 	switch (r->tag) {
-	case TAG_ADD_RANGE:
+	case EXT4_FC_TAG_ADD_RANGE:
 		snprintf(buf, n, "ino %u lblk %u len %u pblk %" PRIu64,
 			 le32(v), le32(v + 4), le16(v + 8),
 			 (uint64_t)le16(v + 10) << 32 | le32(v + 12));
 		break;
-	case TAG_DEL_RANGE:
+	case EXT4_FC_TAG_DEL_RANGE:
 		snprintf(buf, n, "ino %u lblk %u len %u", le32(v), le32(v + 4),
 			 le32(v + 8));
 		break;
-	case TAG_CREAT:
-	case TAG_LINK:
-	case TAG_UNLINK:
+	case EXT4_FC_TAG_CREAT:
+	case EXT4_FC_TAG_LINK:
+	case EXT4_FC_TAG_UNLINK:
 		nlen = r->len - DENTRY_HDR;
 		snprintf(buf, n, "dir %u ino %u name '%.*s'", le32(v),
 			 le32(v + 4), nlen > 64 ? 64 : nlen,
 			 (const char *)v + DENTRY_HDR);
 		break;
-	case TAG_INODE:
+	case EXT4_FC_TAG_INODE:
 		snprintf(buf, n, "ino %u mode %o", le32(v), le16(v + 4));
 		break;
-	case TAG_TAIL:
+	case EXT4_FC_TAG_TAIL:
 		snprintf(buf, n, "tid %u crc %08x", le32(v), le32(v + 4));
 		break;
-	case TAG_HEAD:
+	case EXT4_FC_TAG_HEAD:
 		snprintf(buf, n, "features %#x tid %u", le32(v), le32(v + 4));
 		break;
 	}
@@ -749,9 +752,12 @@ static int pick_rec(const struct walk *w, unsigned int mask)
 }
 
 #define M(tag)		(1U << (tag))
-#define M_NAMES		(M(TAG_CREAT) | M(TAG_LINK) | M(TAG_UNLINK))
-#define M_INO		(M(TAG_ADD_RANGE) | M(TAG_DEL_RANGE) | M(TAG_INODE) | M_NAMES)
-#define M_ALL		(M_INO | M(TAG_PAD) | M(TAG_TAIL) | M(TAG_HEAD))
+#define M_NAMES		(M(EXT4_FC_TAG_CREAT) | M(EXT4_FC_TAG_LINK) | \
+			 M(EXT4_FC_TAG_UNLINK))
+#define M_INO		(M(EXT4_FC_TAG_ADD_RANGE) | M(EXT4_FC_TAG_DEL_RANGE) | \
+			 M(EXT4_FC_TAG_INODE) | M_NAMES)
+#define M_ALL		(M_INO | M(EXT4_FC_TAG_PAD) | M(EXT4_FC_TAG_TAIL) | \
+			 M(EXT4_FC_TAG_HEAD))
 
 static uint8_t *rec_p(struct image *im, const struct walk *w, int i)
 {
@@ -795,7 +801,7 @@ static int m_bitflip(struct image *im, struct walk *w, struct target *t)
 static int m_len(struct image *im, struct walk *w, struct target *t,
 		 const char *how)
 {
-	int i = pick_rec(w, M_ALL & ~(strcmp(how, "zero") ? 0 : M(TAG_PAD)));
+	int i = pick_rec(w, M_ALL & ~(strcmp(how, "zero") ? 0 : M(EXT4_FC_TAG_PAD)));
 	uint8_t *p;
 	uint32_t left, len;
 
@@ -835,7 +841,8 @@ static int m_len_huge(struct image *im, struct walk *w, struct target *t)
 /* A fixed-length record one or more bytes off (still inside the block). */
 static int m_len_wrong(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_ADD_RANGE) | M(TAG_DEL_RANGE) | M(TAG_HEAD));
+	int i = pick_rec(w, M(EXT4_FC_TAG_ADD_RANGE) | M(EXT4_FC_TAG_DEL_RANGE) |
+			 M(EXT4_FC_TAG_HEAD));
 	uint8_t *p;
 	int len;
 
@@ -917,9 +924,9 @@ static int ino_field(struct walk *w, int i, int *is_dir)
 {
 	*is_dir = 0;
 	switch (w->recs[i].tag) {
-	case TAG_CREAT:
-	case TAG_LINK:
-	case TAG_UNLINK:
+	case EXT4_FC_TAG_CREAT:
+	case EXT4_FC_TAG_LINK:
+	case EXT4_FC_TAG_UNLINK:
 		*is_dir = below(2);
 		return *is_dir ? 0 : 4;
 	}
@@ -1006,9 +1013,9 @@ static int known_files(struct image *im, const struct walk *w, int i,
 
 	for (j = 0; j < i; j++) {
 		v = rec_p(im, w, j) + 4;
-		if (w->recs[j].tag == TAG_UNLINK)
+		if (w->recs[j].tag == EXT4_FC_TAG_UNLINK)
 			ino_set(inos, &n, max, le32(v + 4), 0);
-		else if (w->recs[j].tag == TAG_INODE &&
+		else if (w->recs[j].tag == EXT4_FC_TAG_INODE &&
 			 w->recs[j].commit < w->recs[i].commit &&
 			 inode_fmt(v) == FMT_REG && le16(v + 4 + I_LINKS))
 			ino_set(inos, &n, max, le32(v), 1);
@@ -1025,7 +1032,7 @@ static int is_file_before(struct image *im, const struct walk *w, int i,
 
 	for (j = i - 1; j >= 0; j--) {
 		v = rec_p(im, w, j) + 4;
-		if (w->recs[j].tag == TAG_INODE && le32(v) == ino)
+		if (w->recs[j].tag == EXT4_FC_TAG_INODE && le32(v) == ino)
 			return inode_fmt(v) == FMT_REG;
 	}
 	return 0;
@@ -1076,13 +1083,13 @@ static int m_replay_skip(struct image *im, struct walk *w, struct target *t,
 
 static int m_link_dir(struct image *im, struct walk *w, struct target *t)
 {
-	return m_replay_skip(im, w, t, M(TAG_LINK), 4, known_dirs,
+	return m_replay_skip(im, w, t, M(EXT4_FC_TAG_LINK), 4, known_dirs,
 			     "directory");
 }
 
 static int m_parent_file(struct image *im, struct walk *w, struct target *t)
 {
-	return m_replay_skip(im, w, t, M(TAG_CREAT) | M(TAG_LINK), 0,
+	return m_replay_skip(im, w, t, M(EXT4_FC_TAG_CREAT) | M(EXT4_FC_TAG_LINK), 0,
 			     known_files, "regular file");
 }
 
@@ -1109,7 +1116,7 @@ static void set_pblk(uint8_t *v, uint64_t pblk)
 
 static int m_extent_beyond(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_ADD_RANGE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_ADD_RANGE));
 	uint8_t *v;
 	uint32_t len;
 	uint64_t pblk;
@@ -1141,7 +1148,7 @@ static int m_extent_beyond(struct image *im, struct walk *w, struct target *t)
 static int m_extent_metadata(struct image *im, struct walk *w,
 			     struct target *t)
 {
-	int i = pick_rec(w, M(TAG_ADD_RANGE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_ADD_RANGE));
 	uint8_t *v, gd[64];
 	uint64_t pblk;
 	const char *where;
@@ -1190,7 +1197,7 @@ static int m_extent_metadata(struct image *im, struct walk *w,
 
 static int m_extent_zero(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_ADD_RANGE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_ADD_RANGE));
 
 	if (set_target(w, t, i, 1))
 		return -1;
@@ -1201,7 +1208,7 @@ static int m_extent_zero(struct image *im, struct walk *w, struct target *t)
 
 static int m_extent_lblk(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_ADD_RANGE) | M(TAG_DEL_RANGE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_ADD_RANGE) | M(EXT4_FC_TAG_DEL_RANGE));
 	uint8_t *v;
 
 	if (set_target(w, t, i, 1))
@@ -1215,7 +1222,7 @@ static int m_extent_lblk(struct image *im, struct walk *w, struct target *t)
 
 static int m_range_zero(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_DEL_RANGE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_DEL_RANGE));
 
 	if (set_target(w, t, i, 1))
 		return -1;
@@ -1266,7 +1273,7 @@ static int m_name(struct image *im, struct walk *w, struct target *t,
 		/* the rest of the old name becomes a PAD when it can */
 		if (nlen - 1 - k >= 4) {
 			put16(p + 2, DENTRY_HDR + 1 + k);
-			put16(p + 4 + DENTRY_HDR + 1 + k, TAG_PAD);
+			put16(p + 4 + DENTRY_HDR + 1 + k, EXT4_FC_TAG_PAD);
 			put16(p + 4 + DENTRY_HDR + 1 + k + 2, nlen - 1 - k - 4);
 		} else if (nlen != 1 + k) {
 			return -1;
@@ -1312,7 +1319,7 @@ static int m_name_dot(struct image *im, struct walk *w, struct target *t)
 /* INODE record values. */
 static int m_inode_mode(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_INODE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_INODE));
 	static const uint16_t bad[] = { 0x0000, 0x3000, 0x5000, 0x7000,
 					0x9000, 0xb000, 0xd000, 0xe000, 0xf000 };
 	uint8_t *v;
@@ -1330,7 +1337,7 @@ static int m_inode_mode(struct image *im, struct walk *w, struct target *t)
 
 static int m_inode_extra(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_INODE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_INODE));
 	uint8_t *v;
 	uint16_t x;
 
@@ -1348,7 +1355,7 @@ static int m_inode_extra(struct image *im, struct walk *w, struct target *t)
 
 static int m_inode_long(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_INODE)), len, left;
+	int i = pick_rec(w, M(EXT4_FC_TAG_INODE)), len, left;
 
 	if (set_target(w, t, i, 1))
 		return -1;
@@ -1418,7 +1425,7 @@ static int m_drop_tail(struct image *im, struct walk *w, struct target *t)
 	int c = below(w->commits), i = w->tail_rec[c];
 
 	set_target(w, t, i, 0);
-	put16(rec_p(im, w, i), TAG_PAD);
+	put16(rec_p(im, w, i), EXT4_FC_TAG_PAD);
 	snprintf(t->what, sizeof(t->what), "TAIL of commit %d -> PAD", c);
 	return 0;
 }
