@@ -19,7 +19,7 @@
 
 #include "fc_parse.h"
 #include "fc_format.h"
-#include "crc32c.h"
+#include "util.h"
 
 #define HDR_LEN 32
 

@@ -65,8 +65,7 @@
 #include <unistd.h>
 
 #include "fc_format.h"
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#include "util.h"
 
 /*
  * The tags the walk knows; DOTDOT (fc_dir_moves) is not among them: the
@@ -90,18 +89,6 @@ static const char *const tag_names[TAG_MAX] = {
 #define MAX_COMMITS	4096
 
 static const char *prog = "fccorrupt";
-
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
 
 /* --- little helpers ---------------------------------------------------- */
 
@@ -140,37 +127,11 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = v >> 24;
 }
 
-static uint32_t crc_table[256];
-
-static void crc_init(void)
-{
-	uint32_t c;
-	int i, k;
-
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (k = 0; k < 8; k++)
-			c = c & 1 ? (c >> 1) ^ 0x82f63b78 : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-/* crc32c as the kernel's ext4_chksum(): seed in, no inversion. */
-static uint32_t crc32c(uint32_t crc, const uint8_t *p, size_t n)
-{
-	while (n--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return crc;
-}
-
 static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return xorshift64s(&rng_state);
 }
 
 static void rnd_seed(uint64_t seed, const char *salt)
@@ -212,10 +173,10 @@ static void img_read(struct image *im, uint64_t off, void *buf, size_t n)
 	ssize_t got = pread(im->fd, buf, n, off);
 
 	if (got < 0)
-		die(1, "%s: read at byte %" PRIu64 ": %s", im->path, off,
+		die("%s: read at byte %" PRIu64 ": %s", im->path, off,
 		    strerror(errno));
 	if ((size_t)got != n)
-		die(1, "%s: short read at byte %" PRIu64 " (image truncated?)",
+		die("%s: short read at byte %" PRIu64 " (image truncated?)",
 		    im->path, off);
 }
 
@@ -268,9 +229,9 @@ static int64_t ext_map(struct image *im, const uint8_t *node, uint32_t lblk,
 	int64_t r;
 
 	if (le16(node) != 0xf30a)
-		die(1, "%s: journal inode: bad extent header magic", im->path);
+		die("%s: journal inode: bad extent header magic", im->path);
 	if (depth_left < 0)
-		die(1, "%s: journal inode: extent tree too deep", im->path);
+		die("%s: journal inode: extent tree too deep", im->path);
 	if (depth == 0) {
 		for (i = 0; i < n; i++) {
 			e = node + 12 + 12 * i;
@@ -290,7 +251,7 @@ static int64_t ext_map(struct image *im, const uint8_t *node, uint32_t lblk,
 		if (le32(e) <= lblk) {
 			buf = malloc(im->bs);
 			if (!buf)
-				die(1, "out of memory");
+				die("out of memory");
 			read_block(im, (uint64_t)le16(e + 8) << 32 | le32(e + 4),
 				   buf);
 			r = ext_map(im, buf, lblk, depth_left - 1);
@@ -312,14 +273,14 @@ static void img_open(struct image *im, const char *path, int rw)
 	im->path = path;
 	im->fd = open(path, rw ? O_RDWR : O_RDONLY);
 	if (im->fd < 0)
-		die(1, "cannot open %s: %s", path, strerror(errno));
+		die("cannot open %s: %s", path, strerror(errno));
 	im->bs = 1024;
 	img_read(im, 1024, sb, sizeof(sb));
 	if (le16(sb + 56) != 0xef53)
-		die(1, "%s: no ext4 superblock (magic at byte 1080)", path);
+		die("%s: no ext4 superblock (magic at byte 1080)", path);
 	log_bs = le32(sb + 24);
 	if (log_bs > 6)
-		die(1, "%s: bad s_log_block_size %u", path, log_bs);
+		die("%s: bad s_log_block_size %u", path, log_bs);
 	im->bs = 1024U << log_bs;
 	im->inodes_count = le32(sb + 0);
 	im->first_data_block = le32(sb + 20);
@@ -334,34 +295,34 @@ static void img_open(struct image *im, const char *path, int rw)
 	im->inode_size = le32(sb + 76) ? le16(sb + 88) : GOOD_OLD_INODE;
 	im->desc_size = im->is64 && le16(sb + 254) >= 32 ? le16(sb + 254) : 32;
 	if (!im->bpg || !im->ipg || im->inode_size < GOOD_OLD_INODE)
-		die(1, "%s: implausible superblock", path);
+		die("%s: implausible superblock", path);
 	im->groups = (im->blocks_count - im->first_data_block + im->bpg - 1) /
 		     im->bpg;
 	im->gdt = im->first_data_block + 1;
 	if (!(le32(sb + 92) & 0x4))
-		die(1, "%s: the file system has no journal (has_journal off)",
+		die("%s: the file system has no journal (has_journal off)",
 		    path);
 	inum = le32(sb + 224);
 	if (!inum || inum > im->inodes_count)
-		die(1, "%s: no journal inode (external journal?)", path);
+		die("%s: no journal inode (external journal?)", path);
 	read_inode(im, inum, ji);
 	if (!(le32(ji + 32) & 0x80000))
-		die(1, "%s: journal inode %u is not extent-mapped: not supported",
+		die("%s: journal inode %u is not extent-mapped: not supported",
 		    path, inum);
 
 	/* jbd2 superblock: journal block 0 */
 	jsb = malloc(im->bs);
 	if (!jsb)
-		die(1, "out of memory");
+		die("out of memory");
 	p = ext_map(im, ji + 40, 0, 8);
 	if (p < 0)
-		die(1, "%s: journal block 0 is not mapped", path);
+		die("%s: journal block 0 is not mapped", path);
 	read_block(im, p, jsb);
 	if (be32(jsb) != 0xc03b3998)
-		die(1, "%s: no jbd2 superblock at journal block 0", path);
+		die("%s: no jbd2 superblock at journal block 0", path);
 	jbs = be32(jsb + 12);
 	if (jbs != im->bs)
-		die(1, "%s: journal block size %u differs from the file system's",
+		die("%s: journal block size %u differs from the file system's",
 		    path, jbs);
 	im->jmaxlen = be32(jsb + 16);
 	im->jfeature_fc = !!(be32(jsb + 40) & 0x20);
@@ -370,7 +331,7 @@ static void img_open(struct image *im, const char *path, int rw)
 		im->jnfc = 256;
 	free(jsb);
 	if (im->jnfc < 2 || im->jnfc >= im->jmaxlen)
-		die(1, "%s: s_num_fc_blks %u does not fit a journal of %u blocks",
+		die("%s: s_num_fc_blks %u does not fit a journal of %u blocks",
 		    path, im->jnfc, im->jmaxlen);
 	im->jfirst_fc = im->jmaxlen - im->jnfc + 1;
 	im->nblk = im->jnfc - 1;
@@ -378,11 +339,11 @@ static void img_open(struct image *im, const char *path, int rw)
 	im->area = malloc((size_t)im->nblk * im->bs);
 	im->orig = malloc((size_t)im->nblk * im->bs);
 	if (!im->blk_off || !im->area || !im->orig)
-		die(1, "out of memory");
+		die("out of memory");
 	for (i = 0; i < im->nblk; i++) {
 		p = ext_map(im, ji + 40, im->jfirst_fc + i, 8);
 		if (p < 0)
-			die(1, "%s: journal block %u (fc block %d) is not mapped",
+			die("%s: journal block %u (fc block %d) is not mapped",
 			    path, im->jfirst_fc + i, i);
 		im->blk_off[i] = (uint64_t)p * im->bs;
 		img_read(im, im->blk_off[i], im->area + (size_t)i * im->bs,
@@ -401,11 +362,11 @@ static void img_write_back(struct image *im)
 			continue;
 		if (pwrite(im->fd, im->area + i * bs, bs, im->blk_off[i]) !=
 		    (ssize_t)bs)
-			die(1, "%s: write of fc block %d failed: %s", im->path,
+			die("%s: write of fc block %d failed: %s", im->path,
 			    i, strerror(errno));
 	}
 	if (fsync(im->fd))
-		die(1, "%s: fsync: %s", im->path, strerror(errno));
+		die("%s: fsync: %s", im->path, strerror(errno));
 }
 
 /* --- the walk ---------------------------------------------------------- */
@@ -611,7 +572,7 @@ static void do_walk(struct image *im, struct walk *w, uint32_t tid,
 			if (w->why)
 				return;
 			if (w->nrecs == MAX_RECS)
-				die(1, "%s: more than %d records", im->path,
+				die("%s: more than %d records", im->path,
 				    MAX_RECS);
 			if (w->nrecs == commit_start)
 				w->first_rec[w->commits] = commit_start;
@@ -622,7 +583,7 @@ static void do_walk(struct image *im, struct walk *w, uint32_t tid,
 				commit_start = w->nrecs;
 				crc = 0;
 				if (w->commits == MAX_COMMITS)
-					die(1, "%s: too many fast commits",
+					die("%s: too many fast commits",
 					    im->path);
 				continue;
 			}
@@ -1546,7 +1507,7 @@ static int cmd_apply(const char *path, const char *name, uint64_t seed,
 			break;
 	}
 	if (!m)
-		die(2, "unknown mutation '%s' ('%s mutations' lists them)",
+		die_status(2, "unknown mutation '%s' ('%s mutations' lists them)",
 		    name, prog);
 	if (m->recrc == 2)
 		do_recrc = 1;
@@ -1619,7 +1580,6 @@ int main(int argc, char **argv)
 	char *end;
 	uint64_t seed;
 
-	crc_init();
 	if (argc < 2)
 		usage(2);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
@@ -1641,7 +1601,7 @@ int main(int argc, char **argv)
 		errno = 0;
 		seed = strtoull(argv[3], &end, 0);
 		if (errno || *end || end == argv[3])
-			die(2, "SEED must be a number, not '%s'", argv[3]);
+			die_status(2, "SEED must be a number, not '%s'", argv[3]);
 		return cmd_apply(argv[1], argv[2], seed, dry);
 	}
 	usage(2);
