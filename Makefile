@@ -107,7 +107,7 @@ FORCE:
 
 help:
 	@echo "make run            the demo: mount ext4fc in QEMU, fsync, power cut, replay (~1 min)"
-	@echo "make check          the test suite in QEMU, fstests style (15-25 min)"
+	@echo "make check          the test suite in QEMU, fstests style (about 25 min)"
 	@echo "                    (both install missing Debian packages first, as root)"
 	@echo "make                build build/{jbd2fc,ext4fc}.ko, helpers, initramfs, fcdump"
 	@echo "make bench          benchmarks, ~35 min: ext4fc vs stock ext4, fc on/off (build/bench)"
