@@ -57,7 +57,10 @@ INITRAMFS := $(BUILD)/initramfs.cpio.gz
 # kernel uses (ext4fc/fc_parse.c, compiled unchanged).  Static, so the
 # initramfs (which takes all of build/bin) has it in the guest too.
 TOOLS := $(BUILD)/bin/fcdump
-PARSER := $(TOP)/ext4fc/fc_parse.c $(TOP)/ext4fc/fc_parse.h $(TOP)/ext4fc/fc_engine.h
+# The small C helpers (crc32c, die, get_num, xorshift64*) that the host
+# tools, the test helpers and the benchmark workloads share.
+UTIL := $(TOP)/tools/util.h
+PARSER := $(TOP)/ext4fc/fc_parse.c $(TOP)/ext4fc/fc_parse.h $(TOP)/ext4fc/fc_format.h
 
 # Our own files overlaid into build/src, and the series.
 OWN_FILES := $(wildcard $(TOP)/ext4fc/*.[ch] $(TOP)/jbd2fc/*.[ch]) \
@@ -104,7 +107,7 @@ FORCE:
 
 help:
 	@echo "make run            the demo: mount ext4fc in QEMU, fsync, power cut, replay (~1 min)"
-	@echo "make check          the test suite in QEMU, fstests style (15-25 min)"
+	@echo "make check          the test suite in QEMU, fstests style (about 25 min)"
 	@echo "                    (both install missing Debian packages first, as root)"
 	@echo "make                build build/{jbd2fc,ext4fc}.ko, helpers, initramfs, fcdump"
 	@echo "make bench          benchmarks, ~35 min: ext4fc vs stock ext4, fc on/off (build/bench)"
@@ -188,18 +191,23 @@ $(BUILD)/bin/fsop: $(TOP)/tests/src/fsop.c
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
 	$(Q)gcc -static -O2 -Wall -Wextra -o $@ $<
 
+# Benchmark workloads: bench owns their sources (bench/src).
 $(BUILD)/bin/varmail $(BUILD)/bin/fsynclat $(BUILD)/bin/interfere $(BUILD)/bin/fsmarksec $(BUILD)/bin/randw \
-		$(BUILD)/bin/metafsync: $(BUILD)/bin/%: $(TOP)/tests/src/%.c $(TOP)/tests/src/pctl.h
+		$(BUILD)/bin/metafsync: $(BUILD)/bin/%: $(TOP)/bench/src/%.c $(TOP)/bench/src/pctl.h $(UTIL)
 	$(call need,gcc,gcc)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
-	$(Q)gcc -static -O2 -Wall -Wextra -pthread -o $@ $<
+	$(Q)gcc -static -O2 -Wall -Wextra -pthread -I$(TOP)/tools -o $@ $<
 
 $(BUILD)/bin/acegen $(BUILD)/bin/logreplay $(BUILD)/bin/dmctl $(BUILD)/bin/fccorrupt: $(BUILD)/bin/%: $(TOP)/tests/src/%.c
 	$(call need,gcc,gcc)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
-	$(Q)gcc -static -O2 -Wall -Wextra -o $@ $<
+	$(Q)gcc -static -O2 -Wall -Wextra -I$(TOP)/ext4fc -I$(TOP)/tools -o $@ $<
+
+# fccorrupt writes records in the format the kernel reads (ext4fc/fc_format.h).
+$(BUILD)/bin/fccorrupt: $(TOP)/ext4fc/fc_format.h
+$(BUILD)/bin/acegen $(BUILD)/bin/fccorrupt: $(UTIL)
 
 # fstests, unpacked and configured once (a new FSTESTS_SRC: again).
 $(FSTESTS)/.ext4fc-configured: $(TOP)/scripts/fstests-src.sh $(BUILD)/fstests-src
@@ -261,7 +269,7 @@ $(FSTESTS_STATIC)/replay-log: $(FSTESTS)/.ext4fc-configured
 
 tools: $(TOOLS)
 
-$(BUILD)/bin/fcdump: $(TOP)/tools/fcdump.c $(TOP)/tools/crc32c.h $(PARSER)
+$(BUILD)/bin/fcdump: $(TOP)/tools/fcdump.c $(UTIL) $(PARSER)
 	$(call need,gcc,gcc)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
@@ -272,7 +280,7 @@ $(BUILD)/bin/fcdump: $(TOP)/tools/fcdump.c $(TOP)/tools/crc32c.h $(PARSER)
 FUZZER := $(BUILD)/fuzz/fc_parse_fuzz
 SECONDS ?= 60
 
-$(FUZZER): $(TOP)/tests/fuzz/fc_parse_fuzz.c $(TOP)/tools/crc32c.h $(PARSER)
+$(FUZZER): $(TOP)/tests/fuzz/fc_parse_fuzz.c $(UTIL) $(PARSER)
 	$(call need,clang,clang)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined \

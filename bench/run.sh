@@ -139,18 +139,18 @@ done
 # --- the profile: workload parameters (see bench.guest's run_workload) -------
 #   fsmark THREADS FILES_PER_THREAD    (4 KiB files, fsync before close)
 #   dbench CLIENTS SECONDS             (Debian's client.txt)
-#   varmail THREADS NFILES LOOPS       (tests/src/varmail.c)
-#   fsynclat COUNT BYTES INTERVAL_US WRITER_MIB   (tests/src/fsynclat.c)
-#   interfere SECONDS                  (tests/src/interfere.c)
-#   randw N SECONDS MIB                (tests/src/randw.c: N random 4 KiB
+#   varmail THREADS NFILES LOOPS       (bench/src/varmail.c)
+#   fsynclat COUNT BYTES INTERVAL_US WRITER_MIB   (bench/src/fsynclat.c)
+#   interfere SECONDS                  (bench/src/interfere.c)
+#   randw N SECONDS MIB                (bench/src/randw.c: N random 4 KiB
 #                                      writes into a preallocated file of
 #                                      MIB MiB, then fdatasync)
-#   fsmarksec THREADS FILES_PER_THREAD INODE_SIZE   (tests/src/fsmarksec.c;
+#   fsmarksec THREADS FILES_PER_THREAD INODE_SIZE   (bench/src/fsmarksec.c;
 #                                      mkfs.ext4 -I INODE_SIZE)
 #   sqlite MODE TRANSACTIONS           (Debian's sqlite3: journal_mode=MODE,
 #                                      WAL or DELETE, synchronous=FULL,
 #                                      one-row INSERT transactions)
-#   metafsync ITERATIONS DIRSYNC       (tests/src/metafsync.c: create,
+#   metafsync ITERATIONS DIRSYNC       (bench/src/metafsync.c: create,
 #                                      rename, link, unlink, chmod, fsync;
 #                                      DIRSYNC 1: then fsync the directory)
 declare -A wl=()

@@ -8,7 +8,7 @@
  * logical block 0 to block 9000", "name foo in directory 2 is inode 12")
  * into the fast-commit area at the end of the journal, and recovery
  * rebuilds the blocks from it (fc_replay.c).  The record format is in
- * fc_engine.h; jbd2's side (the area, the exclusion between fast and
+ * fc_format.h; jbd2's side (the area, the exclusion between fast and
  * full commits, the fc buffers) is jbd2fc/fc_journal.c.
  *
  * What is tracked
@@ -297,6 +297,8 @@ static bool fc_off(struct super_block *sb)
 	       (EXT4_SB(sb)->s_mount_state & EXT4_FC_REPLAY);
 }
 
+/* --- what is tracked: the queues ------------------------------------- */
+
 /* The generation new entries go to: see "What is tracked" above. */
 static struct list_head *fc_generation(struct ext4_sb_info *sbi,
 				       struct list_head *q)
@@ -422,6 +424,8 @@ static void fc_free_dentry(struct ext4fc_dentry *fd)
 	kmem_cache_free(ext4fc_dentry_cache, fd);
 }
 
+/* --- selective flushing ---------------------------------------------- */
+
 static void fc_seq_max(atomic64_t *v, s64 seq)
 {
 	s64 old = atomic64_read(v), prev;
@@ -494,6 +498,8 @@ int ext4_fc_flush(struct super_block *sb)
 	return err;
 }
 
+/* --- locking: an inode's state and its updates ----------------------- */
+
 void ext4_fc_init_inode(struct inode *inode)
 {
 	struct ext4_inode_info *ei = EXT4_I(inode);
@@ -537,6 +543,8 @@ void ext4_fc_stop_update(struct inode *inode)
 	    atomic_dec_and_test(&EXT4_I(inode)->i_fc_updates))
 		wake_up_all(&EXT4_I(inode)->i_fc_wait);
 }
+
+/* --- ineligibility --------------------------------------------------- */
 
 /*
  * Flag the epoch ineligible up to @tid (@known false: no tid to key it on,
@@ -738,6 +746,8 @@ void ext4_fc_track_xattr(handle_t *handle, struct inode *inode, bool in_inode)
 	ext4_set_inode_state(inode, EXT4_STATE_FC_XATTR);
 	fc_count(sbi, &sbi->s_fc_stats.fc_xattr_in_inode);
 }
+
+/* --- what is tracked: names, inodes, ranges -------------------------- */
 
 /* Queue a name operation: @name in @dir, which refers to @inode. */
 static int fc_track_name(handle_t *handle, struct inode *inode,
@@ -1070,6 +1080,8 @@ void ext4_fc_track_shift(handle_t *handle, struct inode *inode,
 		ext4_fc_track_range(handle, inode, lblk, EXT_MAX_BLOCKS - 1);
 }
 
+/* --- the commit: records into fc blocks (step 3) --------------------- */
+
 /*
  * Writing records.  s_fc_bytes counts the bytes of the area used in this
  * epoch, s_fc_bh is the fc block being filled.  Only the committer (inside
@@ -1397,6 +1409,8 @@ static int fc_log_ranges(struct fc_writer *w, struct inode *inode)
 	return ret;
 }
 
+/* --- the commit: freezing the queues (step 2) ------------------------ */
+
 /*
  * fsync_isolation: the inodes an isolated commit takes, by number.  It
  * starts with the fsync'd file and every queued file an fsync waits for
@@ -1546,6 +1560,8 @@ static void fc_freeze(struct fc_writer *w)
 	spin_unlock(&sbi->s_fc_lock);
 }
 
+/* --- the commit: the snapshot (steps 2-3) ---------------------------- */
+
 /*
  * The frozen lists only change under the cleanup callback, which runs
  * after us: walking them without s_fc_lock is safe from here on, with
@@ -1558,33 +1574,6 @@ static void fc_wait_updates(struct ext4_sb_info *sbi)
 
 	list_for_each_entry(ei, &sbi->s_fc_q[FC_Q_MAIN], i_fc_list)
 		wait_event(ei->i_fc_wait, !atomic_read(&ei->i_fc_updates));
-}
-
-/*
- * The data of the frozen inodes, written and waited for.  It runs after
- * the snapshot, with handles running again: the snapshot's extents only
- * point at blocks in the inodes' dirty ranges or already written, the
- * ranges only grow until the next full commit, and no full commit runs
- * before this fast commit ends.
- */
-static int fc_write_data(struct ext4_sb_info *sbi)
-{
-	struct list_head *inodes = &sbi->s_fc_q[FC_Q_MAIN];
-	struct ext4_inode_info *ei;
-	int err;
-
-	list_for_each_entry(ei, inodes, i_fc_list) {
-		err = jbd2_submit_inode_data(READ_ONCE(ei->jinode));
-		if (err)
-			return err;
-	}
-	list_for_each_entry(ei, inodes, i_fc_list) {
-		err = jbd2_wait_inode_data(sbi->s_journal,
-					   READ_ONCE(ei->jinode));
-		if (err)
-			return err;
-	}
-	return 0;
 }
 
 /*
@@ -1627,9 +1616,8 @@ static int fc_write_inodes(struct fc_writer *w)
 	struct ext4_inode_info *ei;
 	int err;
 
+	/* no directory is queued (fc_tracks_inode()): its names are logged */
 	list_for_each_entry(ei, &w->sbi->s_fc_q[FC_Q_MAIN], i_fc_list) {
-		if (S_ISDIR(ei->vfs_inode.i_mode))
-			continue;	/* queued by a create: logged there */
 		/*
 		 * No name (O_TMPFILE, or unlinked and still open): nothing
 		 * replay can use, and stock 6.1 fails the mount on the ranges
@@ -1682,6 +1670,35 @@ static int fc_snapshot(struct fc_writer *w)
 		err = fc_log_tail(w);
 	fc_phase_end(w, EXT4FC_PHASE_RECORDS, &t0);
 	return err;
+}
+
+/* --- the commit: data and fc blocks to disk (step 4) ----------------- */
+
+/*
+ * The data of the frozen inodes, written and waited for.  It runs after
+ * the snapshot, with handles running again: the snapshot's extents only
+ * point at blocks in the inodes' dirty ranges or already written, the
+ * ranges only grow until the next full commit, and no full commit runs
+ * before this fast commit ends.
+ */
+static int fc_write_data(struct ext4_sb_info *sbi)
+{
+	struct list_head *inodes = &sbi->s_fc_q[FC_Q_MAIN];
+	struct ext4_inode_info *ei;
+	int err;
+
+	list_for_each_entry(ei, inodes, i_fc_list) {
+		err = jbd2_submit_inode_data(READ_ONCE(ei->jinode));
+		if (err)
+			return err;
+	}
+	list_for_each_entry(ei, inodes, i_fc_list) {
+		err = jbd2_wait_inode_data(sbi->s_journal,
+					   READ_ONCE(ei->jinode));
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static void fc_end_bio(struct bio *bio)
@@ -1815,6 +1832,8 @@ wait:
 	return err;
 }
 
+/* --- the commit: what fc_info counts --------------------------------- */
+
 static void fc_account(struct super_block *sb, enum fc_outcome outcome,
 		       const struct fc_writer *w, u64 ns, tid_t tid)
 {
@@ -1879,6 +1898,8 @@ static void fc_count_full_wait(struct ext4_fc_stats *st, ktime_t since)
 	st->fc_full_wait_max_ns = max(st->fc_full_wait_max_ns, ns);
 }
 
+/* --- the commit: group commit ---------------------------------------- */
+
 /*
  * Did a fast commit numbered after @snap_before reach the disk with what
  * this call needs: anything, or with fsync_isolation @inode's records?
@@ -1935,6 +1956,8 @@ static void fc_batch(struct super_block *sb)
 	schedule_hrtimeout(&end, HRTIMER_MODE_ABS);
 	st->fc_batch_ns += ktime_to_ns(ktime_sub(ktime_get(), now));
 }
+
+/* --- the commit (ext4_fc_commit(), from fsync) ----------------------- */
 
 /*
  * Make transaction @tid's changes durable, by a fast commit when
@@ -2043,13 +2066,8 @@ int ext4_fc_commit(journal_t *journal, tid_t tid)
 	return fc_commit(journal, tid, NULL, false);
 }
 
-/*
- * fsync(2)'s commit.  With fsync_isolation, the file asks the commits to
- * come for itself (EXT4_STATE_FC_FSYNC: a commit that freezes it clears
- * it, and so do we once answered, so that a later commit does not take it
- * for a waiting fsync) and its own takes only what it needs.  A
- * directory's fsync is a full commit in 6.1 anyway.
- */
+/* --- fsync: step 0, a directory's fsync ------------------------------ */
+
 /*
  * Has the epoch a directory created or removed that no full commit has
  * carried yet?  Stock 6.1's replay of a mkdir or rmdir leaves the parent's
@@ -2095,6 +2113,14 @@ static bool fc_all_logged(struct inode *inode)
 	return done;
 }
 
+/*
+ * fsync(2)'s commit.  With fsync_isolation, the file asks the commits to
+ * come for itself (EXT4_STATE_FC_FSYNC: a commit that freezes it clears
+ * it, and so do we once answered, so that a later commit does not take it
+ * for a waiting fsync) and its own takes only what it needs.  A
+ * directory's fsync takes every queued name, or is a full commit (see "A
+ * directory's fsync" above).
+ */
 int ext4_fc_fsync(struct inode *inode, tid_t tid)
 {
 	struct ext4_sb_info *sbi = EXT4_SB(inode->i_sb);
@@ -2142,6 +2168,8 @@ int ext4_fc_fsync(struct inode *inode, tid_t tid)
 	ext4_clear_inode_state(inode, EXT4_STATE_FC_FSYNC);
 	return ret;
 }
+
+/* --- the commit: the cleanup (step 5) -------------------------------- */
 
 /*
  * jbd2's callback after every fast commit (@full false, @tid 0, or the
@@ -2229,6 +2257,8 @@ static void fc_cleanup(journal_t *journal, int full, tid_t tid)
 	trace_ext4_fc_stats(journal->j_private);
 }
 
+/* --- mount ----------------------------------------------------------- */
+
 void ext4_fc_init_sb(struct super_block *sb)
 {
 	struct ext4_sb_info *sbi = EXT4_SB(sb);
@@ -2282,6 +2312,8 @@ static const struct {
 	{ EXT4_FC_REASON_NO_EXTENTS, "Block-mapped file" },
 	{ EXT4_FC_REASON_ORPHAN_FREED, "Orphan freed" },
 };
+
+/* --- fc_info --------------------------------------------------------- */
 
 static int fc_cmp_u32(const void *a, const void *b)
 {
@@ -2397,6 +2429,8 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 		   st->fc_lat_hist[i]);
 	return 0;
 }
+
+/* --- the module ------------------------------------------------------ */
 
 int __init ext4_fc_init_dentry_cache(void)
 {

@@ -23,8 +23,7 @@
  */
 
 #include "fc_parse.h"
-#define EXT4FC_FORMAT_ONLY
-#include "fc_engine.h"
+#include "fc_format.h"
 
 #define FCP_TL_LEN	((u16)sizeof(struct ext4_fc_tl))
 #define FCP_DENTRY_LEN	((u16)sizeof(struct ext4_fc_dentry_info))

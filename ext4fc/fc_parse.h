@@ -3,7 +3,7 @@
  * ext4fc: the fast-commit record parser, shared by the kernel's replay
  * (fc_replay.c) and the host tools (tools/fcdump.c, the fuzzer).
  *
- * fc_parse.c knows the on-disk format (fc_engine.h) and nothing of the
+ * fc_parse.c knows the on-disk format (fc_format.h) and nothing of the
  * live file system: what it needs to know about one (inode count, block
  * count, inode size...) comes in a struct fcp_geom, the crc32c function
  * comes from the caller, and checks that need the file system itself go

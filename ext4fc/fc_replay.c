@@ -105,7 +105,7 @@ struct fc_walk {
 	const struct fcp_rec *rec;	/* the record being replayed */
 };
 
-/* Growable arrays of the replay state. */
+/* --- regions, and the state both passes keep ------------------------- */
 
 static int fc_grow(void **arr, int *max, int need, size_t size)
 {
@@ -211,7 +211,7 @@ static bool fc_logged_now(struct ext4_fc_replay_state *rs, u32 ino)
 }
 
 
-/* Checks the parser leaves to us. */
+/* --- scan: the checks the parser leaves to us ------------------------ */
 
 static bool fc_overlaps(ext4_fsblk_t a, u64 alen, ext4_fsblk_t b, u64 blen)
 {
@@ -326,7 +326,7 @@ static void fc_parse_begin(struct fc_walk *w)
 
 #define FC_RAW(raw, field)	((raw) + offsetof(struct ext4_inode, field))
 
-/* Handlers. */
+/* --- replay: one handler per tag, ranges first ----------------------- */
 
 /* A record replay cannot apply: say which, where, and why. */
 static __printf(2, 3) void fc_skip(struct fc_walk *w, const char *fmt, ...)
@@ -531,6 +531,8 @@ out:
 	return ret;
 }
 
+/* --- inodes ---------------------------------------------------------- */
+
 /*
  * Does the logged i_block hold the inode's content rather than the root
  * of its block map?  Then it is taken from the log; otherwise the tree on
@@ -708,6 +710,8 @@ out:
 	brelse(iloc.bh);
 	return err;
 }
+
+/* --- directories: names ---------------------------------------------- */
 
 /* A name record, with its inode and directory once they are read. */
 struct fc_dentry {
@@ -1038,6 +1042,8 @@ static int fc_apply_dotdot(struct fc_walk *w, const struct fcp_rec *r)
 	return ret;
 }
 
+/* --- replay: the handler table, and where a pass stops --------------- */
+
 static int fc_apply_tail(struct fc_walk *w, const struct fcp_rec *r)
 {
 	w->rs->rs_commit++;
@@ -1098,7 +1104,7 @@ static void fc_refuse(struct fc_walk *w, bool quiet)
 		 w->tid, rs->rs_commits, rs->rs_tags_valid);
 }
 
-/* Scan. */
+/* --- scan ------------------------------------------------------------ */
 
 static void fc_scan_begin(struct fc_walk *w)
 {
@@ -1162,7 +1168,7 @@ static int fc_scan_block(struct fc_walk *w, struct fcp_cursor *c)
 	return fc_scan_stop(w, st->stop.eol ? -ESTALE : -EFSCORRUPTED);
 }
 
-/* Replay. */
+/* --- settling -------------------------------------------------------- */
 
 /*
  * Written blocks past the end of the file: a truncate that a fast commit
@@ -1324,6 +1330,8 @@ static int fc_replay_end(struct fc_walk *w)
 	return JBD2_FC_REPLAY_STOP;
 }
 
+/* --- replay ---------------------------------------------------------- */
+
 static u32 fc_rec_ino(const struct fcp_rec *r)
 {
 	switch (r->tag) {
@@ -1427,6 +1435,8 @@ static int fc_replay_block(struct fc_walk *w, struct fcp_cursor *c)
 		rs->rs_tags_done++;
 	}
 }
+
+/* --- both passes, for jbd2 ------------------------------------------- */
 
 /* One block of the fast-commit area, off counting from 0, in either pass. */
 static int fc_walk_block(struct fc_walk *w, struct buffer_head *bh, int off)

@@ -12,7 +12,7 @@ cd "$top" || exit 1
 fail=0
 opts=(--no-tree --quiet --show-types --ignore "SPDX_LICENSE_TAG,FILE_PATH_CHANGES")
 mapfile -t cfiles < <(git ls-files --cached --others --exclude-standard \
-	'ext4fc/*.[ch]' 'jbd2fc/*.[ch]' 'include/*.h' 'tests/*.c' 'tests/*.h' \
+	'ext4fc/*.[ch]' 'jbd2fc/*.[ch]' 'include/*.h' 'tests/*.c' 'tests/*.h' 'bench/*.[ch]' \
 	'tools/*.[ch]')
 mapfile -t patches < <(git ls-files --cached --others --exclude-standard '*/patches/*.patch')
 

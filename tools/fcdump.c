@@ -27,9 +27,8 @@
 #include <unistd.h>
 
 #include "fc_parse.h"
-#define EXT4FC_FORMAT_ONLY
-#include "fc_engine.h"
-#include "crc32c.h"
+#include "fc_format.h"
+#include "util.h"
 
 #define EXT4_SB_OFF		1024
 #define EXT4_MAGIC		0xef53
@@ -75,22 +74,6 @@ struct image {
 };
 
 static const char *prog = "fcdump";
-
-/* An image problem: say what and exit 1. */
-#define __noreturn	__attribute__((noreturn))
-#define __printf(a, b)	__attribute__((format(printf, a, b)))
-
-static void __noreturn __printf(1, 2) die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
 
 static u32 be32(const u8 *p)
 {

@@ -18,9 +18,8 @@
 #include <stdlib.h>
 
 #include "fc_parse.h"
-#define EXT4FC_FORMAT_ONLY
-#include "fc_engine.h"
-#include "crc32c.h"
+#include "fc_format.h"
+#include "util.h"
 
 #define HDR_LEN 32
 

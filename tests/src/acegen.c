@@ -54,7 +54,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#include "util.h"
+
 #define MAX_LINES	512
 #define MAX_THREADS	4
 #define NO_INODE	(-1)
@@ -72,10 +73,7 @@ static uint64_t splitmix64(uint64_t *x)
 
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return xorshift64s(&rng_state);
 }
 
 /* A number in [0, n). */

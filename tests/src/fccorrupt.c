@@ -64,12 +64,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#include "fc_format.h"
+#include "util.h"
 
-enum {
-	TAG_ADD_RANGE = 1, TAG_DEL_RANGE, TAG_CREAT, TAG_LINK, TAG_UNLINK,
-	TAG_INODE, TAG_PAD, TAG_TAIL, TAG_HEAD, TAG_MAX
-};
+/*
+ * The tags the walk knows; DOTDOT (fc_dir_moves) is not among them: the
+ * images we corrupt are made without it, so it stops the walk.
+ */
+#define TAG_MAX		(EXT4_FC_TAG_HEAD + 1)
 
 static const char *const tag_names[TAG_MAX] = {
 	"?", "ADD_RANGE", "DEL_RANGE", "CREAT", "LINK", "UNLINK", "INODE",
@@ -77,7 +79,7 @@ static const char *const tag_names[TAG_MAX] = {
 };
 
 #define NAME_LEN	255
-#define DENTRY_HDR	8	/* parent ino, ino */
+#define DENTRY_HDR	((int)sizeof(struct ext4_fc_dentry_info))
 #define EXT_MAX_BLOCKS	0xffffffffULL
 #define GOOD_OLD_INODE	128
 #define FMT_DIR		0x4000	/* file types of i_mode */
@@ -87,18 +89,6 @@ static const char *const tag_names[TAG_MAX] = {
 #define MAX_COMMITS	4096
 
 static const char *prog = "fccorrupt";
-
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
 
 /* --- little helpers ---------------------------------------------------- */
 
@@ -137,37 +127,11 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = v >> 24;
 }
 
-static uint32_t crc_table[256];
-
-static void crc_init(void)
-{
-	uint32_t c;
-	int i, k;
-
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (k = 0; k < 8; k++)
-			c = c & 1 ? (c >> 1) ^ 0x82f63b78 : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-/* crc32c as the kernel's ext4_chksum(): seed in, no inversion. */
-static uint32_t crc32c(uint32_t crc, const uint8_t *p, size_t n)
-{
-	while (n--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return crc;
-}
-
 static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return xorshift64s(&rng_state);
 }
 
 static void rnd_seed(uint64_t seed, const char *salt)
@@ -209,10 +173,10 @@ static void img_read(struct image *im, uint64_t off, void *buf, size_t n)
 	ssize_t got = pread(im->fd, buf, n, off);
 
 	if (got < 0)
-		die(1, "%s: read at byte %" PRIu64 ": %s", im->path, off,
+		die("%s: read at byte %" PRIu64 ": %s", im->path, off,
 		    strerror(errno));
 	if ((size_t)got != n)
-		die(1, "%s: short read at byte %" PRIu64 " (image truncated?)",
+		die("%s: short read at byte %" PRIu64 " (image truncated?)",
 		    im->path, off);
 }
 
@@ -265,9 +229,9 @@ static int64_t ext_map(struct image *im, const uint8_t *node, uint32_t lblk,
 	int64_t r;
 
 	if (le16(node) != 0xf30a)
-		die(1, "%s: journal inode: bad extent header magic", im->path);
+		die("%s: journal inode: bad extent header magic", im->path);
 	if (depth_left < 0)
-		die(1, "%s: journal inode: extent tree too deep", im->path);
+		die("%s: journal inode: extent tree too deep", im->path);
 	if (depth == 0) {
 		for (i = 0; i < n; i++) {
 			e = node + 12 + 12 * i;
@@ -287,7 +251,7 @@ static int64_t ext_map(struct image *im, const uint8_t *node, uint32_t lblk,
 		if (le32(e) <= lblk) {
 			buf = malloc(im->bs);
 			if (!buf)
-				die(1, "out of memory");
+				die("out of memory");
 			read_block(im, (uint64_t)le16(e + 8) << 32 | le32(e + 4),
 				   buf);
 			r = ext_map(im, buf, lblk, depth_left - 1);
@@ -309,14 +273,14 @@ static void img_open(struct image *im, const char *path, int rw)
 	im->path = path;
 	im->fd = open(path, rw ? O_RDWR : O_RDONLY);
 	if (im->fd < 0)
-		die(1, "cannot open %s: %s", path, strerror(errno));
+		die("cannot open %s: %s", path, strerror(errno));
 	im->bs = 1024;
 	img_read(im, 1024, sb, sizeof(sb));
 	if (le16(sb + 56) != 0xef53)
-		die(1, "%s: no ext4 superblock (magic at byte 1080)", path);
+		die("%s: no ext4 superblock (magic at byte 1080)", path);
 	log_bs = le32(sb + 24);
 	if (log_bs > 6)
-		die(1, "%s: bad s_log_block_size %u", path, log_bs);
+		die("%s: bad s_log_block_size %u", path, log_bs);
 	im->bs = 1024U << log_bs;
 	im->inodes_count = le32(sb + 0);
 	im->first_data_block = le32(sb + 20);
@@ -331,34 +295,34 @@ static void img_open(struct image *im, const char *path, int rw)
 	im->inode_size = le32(sb + 76) ? le16(sb + 88) : GOOD_OLD_INODE;
 	im->desc_size = im->is64 && le16(sb + 254) >= 32 ? le16(sb + 254) : 32;
 	if (!im->bpg || !im->ipg || im->inode_size < GOOD_OLD_INODE)
-		die(1, "%s: implausible superblock", path);
+		die("%s: implausible superblock", path);
 	im->groups = (im->blocks_count - im->first_data_block + im->bpg - 1) /
 		     im->bpg;
 	im->gdt = im->first_data_block + 1;
 	if (!(le32(sb + 92) & 0x4))
-		die(1, "%s: the file system has no journal (has_journal off)",
+		die("%s: the file system has no journal (has_journal off)",
 		    path);
 	inum = le32(sb + 224);
 	if (!inum || inum > im->inodes_count)
-		die(1, "%s: no journal inode (external journal?)", path);
+		die("%s: no journal inode (external journal?)", path);
 	read_inode(im, inum, ji);
 	if (!(le32(ji + 32) & 0x80000))
-		die(1, "%s: journal inode %u is not extent-mapped: not supported",
+		die("%s: journal inode %u is not extent-mapped: not supported",
 		    path, inum);
 
 	/* jbd2 superblock: journal block 0 */
 	jsb = malloc(im->bs);
 	if (!jsb)
-		die(1, "out of memory");
+		die("out of memory");
 	p = ext_map(im, ji + 40, 0, 8);
 	if (p < 0)
-		die(1, "%s: journal block 0 is not mapped", path);
+		die("%s: journal block 0 is not mapped", path);
 	read_block(im, p, jsb);
 	if (be32(jsb) != 0xc03b3998)
-		die(1, "%s: no jbd2 superblock at journal block 0", path);
+		die("%s: no jbd2 superblock at journal block 0", path);
 	jbs = be32(jsb + 12);
 	if (jbs != im->bs)
-		die(1, "%s: journal block size %u differs from the file system's",
+		die("%s: journal block size %u differs from the file system's",
 		    path, jbs);
 	im->jmaxlen = be32(jsb + 16);
 	im->jfeature_fc = !!(be32(jsb + 40) & 0x20);
@@ -367,7 +331,7 @@ static void img_open(struct image *im, const char *path, int rw)
 		im->jnfc = 256;
 	free(jsb);
 	if (im->jnfc < 2 || im->jnfc >= im->jmaxlen)
-		die(1, "%s: s_num_fc_blks %u does not fit a journal of %u blocks",
+		die("%s: s_num_fc_blks %u does not fit a journal of %u blocks",
 		    path, im->jnfc, im->jmaxlen);
 	im->jfirst_fc = im->jmaxlen - im->jnfc + 1;
 	im->nblk = im->jnfc - 1;
@@ -375,11 +339,11 @@ static void img_open(struct image *im, const char *path, int rw)
 	im->area = malloc((size_t)im->nblk * im->bs);
 	im->orig = malloc((size_t)im->nblk * im->bs);
 	if (!im->blk_off || !im->area || !im->orig)
-		die(1, "out of memory");
+		die("out of memory");
 	for (i = 0; i < im->nblk; i++) {
 		p = ext_map(im, ji + 40, im->jfirst_fc + i, 8);
 		if (p < 0)
-			die(1, "%s: journal block %u (fc block %d) is not mapped",
+			die("%s: journal block %u (fc block %d) is not mapped",
 			    path, im->jfirst_fc + i, i);
 		im->blk_off[i] = (uint64_t)p * im->bs;
 		img_read(im, im->blk_off[i], im->area + (size_t)i * im->bs,
@@ -398,11 +362,11 @@ static void img_write_back(struct image *im)
 			continue;
 		if (pwrite(im->fd, im->area + i * bs, bs, im->blk_off[i]) !=
 		    (ssize_t)bs)
-			die(1, "%s: write of fc block %d failed: %s", im->path,
+			die("%s: write of fc block %d failed: %s", im->path,
 			    i, strerror(errno));
 	}
 	if (fsync(im->fd))
-		die(1, "%s: fsync: %s", im->path, strerror(errno));
+		die("%s: fsync: %s", im->path, strerror(errno));
 }
 
 /* --- the walk ---------------------------------------------------------- */
@@ -445,7 +409,7 @@ static const char *check_value(struct image *im, const struct rec *r,
 	int nlen, i;
 
 	switch (r->tag) {
-	case TAG_ADD_RANGE:
+	case EXT4_FC_TAG_ADD_RANGE:
 		if (!ino_ok(im, le32(v)))
 			return "inode number out of range";
 		lblk = le32(v + 4);
@@ -462,7 +426,7 @@ static const char *check_value(struct image *im, const struct rec *r,
 		if (pblk + len > im->blocks_count)
 			return "extent past the file system";
 		return NULL;
-	case TAG_DEL_RANGE:
+	case EXT4_FC_TAG_DEL_RANGE:
 		if (!ino_ok(im, le32(v)))
 			return "inode number out of range";
 		if (!le32(v + 8))
@@ -470,9 +434,9 @@ static const char *check_value(struct image *im, const struct rec *r,
 		if ((uint64_t)le32(v + 4) + le32(v + 8) > EXT_MAX_BLOCKS)
 			return "range past the last logical block";
 		return NULL;
-	case TAG_CREAT:
-	case TAG_LINK:
-	case TAG_UNLINK:
+	case EXT4_FC_TAG_CREAT:
+	case EXT4_FC_TAG_LINK:
+	case EXT4_FC_TAG_UNLINK:
 		ino = le32(v);
 		if (ino != 2 && !ino_ok(im, ino))
 			return "directory inode number out of range";
@@ -486,7 +450,7 @@ static const char *check_value(struct image *im, const struct rec *r,
 		    (nlen == 1 || (nlen == 2 && v[DENTRY_HDR + 1] == '.')))
 			return "name is . or ..";
 		return NULL;
-	case TAG_INODE:
+	case EXT4_FC_TAG_INODE:
 		if (!ino_ok(im, le32(v)))
 			return "inode number out of range";
 		if (r->len - 4 > (int)im->inode_size)
@@ -512,28 +476,28 @@ static const char *check_len(const struct image *im, const struct rec *r)
 	int lo = 0, hi = 0;
 
 	switch (r->tag) {
-	case TAG_ADD_RANGE:
-		lo = hi = 16;
+	case EXT4_FC_TAG_ADD_RANGE:
+		lo = hi = sizeof(struct ext4_fc_add_range);
 		break;
-	case TAG_DEL_RANGE:
-		lo = hi = 12;
+	case EXT4_FC_TAG_DEL_RANGE:
+		lo = hi = sizeof(struct ext4_fc_del_range);
 		break;
-	case TAG_CREAT:
-	case TAG_LINK:
-	case TAG_UNLINK:
+	case EXT4_FC_TAG_CREAT:
+	case EXT4_FC_TAG_LINK:
+	case EXT4_FC_TAG_UNLINK:
 		lo = DENTRY_HDR + 1;
 		hi = DENTRY_HDR + NAME_LEN;
 		break;
-	case TAG_INODE:
+	case EXT4_FC_TAG_INODE:
 		lo = 4 + GOOD_OLD_INODE;
 		break;
-	case TAG_PAD:
+	case EXT4_FC_TAG_PAD:
 		break;
-	case TAG_TAIL:
-		lo = 8;
+	case EXT4_FC_TAG_TAIL:
+		lo = sizeof(struct ext4_fc_tail);
 		break;
-	case TAG_HEAD:
-		lo = hi = 8;
+	case EXT4_FC_TAG_HEAD:
+		lo = hi = sizeof(struct ext4_fc_head);
 		break;
 	default:
 		return "unknown tag";
@@ -580,12 +544,12 @@ static void do_walk(struct image *im, struct walk *w, uint32_t tid,
 				w->why = "value runs past the block end";
 				return;
 			}
-			if (!blk && !pos && r.tag != TAG_HEAD) {
+			if (!blk && !pos && r.tag != EXT4_FC_TAG_HEAD) {
 				w->why = "area does not start with a head";
 				return;
 			}
 			w->why = check_len(im, &r);
-			if (!w->why && r.tag == TAG_HEAD) {
+			if (!w->why && r.tag == EXT4_FC_TAG_HEAD) {
 				if (blk || pos)
 					w->why = "head past the start";
 				else if (le32(p + 4))
@@ -599,7 +563,7 @@ static void do_walk(struct image *im, struct walk *w, uint32_t tid,
 				w->why = check_value(im, &r, p + 4);
 			if (!w->why && blk == sblk && pos == sbyte)
 				w->why = "the target of a value mutation";
-			if (!w->why && r.tag == TAG_TAIL) {
+			if (!w->why && r.tag == EXT4_FC_TAG_TAIL) {
 				if (le32(p + 4) != w->tid)
 					w->why = "tail of another transaction";
 				else if (crc32c(crc, p, 8) != le32(p + 8))
@@ -608,18 +572,18 @@ static void do_walk(struct image *im, struct walk *w, uint32_t tid,
 			if (w->why)
 				return;
 			if (w->nrecs == MAX_RECS)
-				die(1, "%s: more than %d records", im->path,
+				die("%s: more than %d records", im->path,
 				    MAX_RECS);
 			if (w->nrecs == commit_start)
 				w->first_rec[w->commits] = commit_start;
-			if (r.tag == TAG_TAIL) {
+			if (r.tag == EXT4_FC_TAG_TAIL) {
 				r.good = 1;
 				w->recs[w->nrecs] = r;
 				w->tail_rec[w->commits++] = w->nrecs++;
 				commit_start = w->nrecs;
 				crc = 0;
 				if (w->commits == MAX_COMMITS)
-					die(1, "%s: too many fast commits",
+					die("%s: too many fast commits",
 					    im->path);
 				continue;
 			}
@@ -649,7 +613,7 @@ static void recrc(struct image *im, const struct walk *w, int c)
 	for (i = w->first_rec[c]; i <= w->tail_rec[c]; i++) {
 		r = &w->recs[i];
 		p = at(im, r->blk, r->byte);
-		if (r->tag == TAG_TAIL) {
+		if (r->tag == EXT4_FC_TAG_TAIL) {
 			put32(p + 8, crc32c(crc, p, 8));
 			return;
 		}
@@ -668,30 +632,30 @@ static void rec_detail(struct image *im, const struct rec *r, char *buf,
 
 	buf[0] = 0;
 	switch (r->tag) {
-	case TAG_ADD_RANGE:
+	case EXT4_FC_TAG_ADD_RANGE:
 		snprintf(buf, n, "ino %u lblk %u len %u pblk %" PRIu64,
 			 le32(v), le32(v + 4), le16(v + 8),
 			 (uint64_t)le16(v + 10) << 32 | le32(v + 12));
 		break;
-	case TAG_DEL_RANGE:
+	case EXT4_FC_TAG_DEL_RANGE:
 		snprintf(buf, n, "ino %u lblk %u len %u", le32(v), le32(v + 4),
 			 le32(v + 8));
 		break;
-	case TAG_CREAT:
-	case TAG_LINK:
-	case TAG_UNLINK:
+	case EXT4_FC_TAG_CREAT:
+	case EXT4_FC_TAG_LINK:
+	case EXT4_FC_TAG_UNLINK:
 		nlen = r->len - DENTRY_HDR;
 		snprintf(buf, n, "dir %u ino %u name '%.*s'", le32(v),
 			 le32(v + 4), nlen > 64 ? 64 : nlen,
 			 (const char *)v + DENTRY_HDR);
 		break;
-	case TAG_INODE:
+	case EXT4_FC_TAG_INODE:
 		snprintf(buf, n, "ino %u mode %o", le32(v), le16(v + 4));
 		break;
-	case TAG_TAIL:
+	case EXT4_FC_TAG_TAIL:
 		snprintf(buf, n, "tid %u crc %08x", le32(v), le32(v + 4));
 		break;
-	case TAG_HEAD:
+	case EXT4_FC_TAG_HEAD:
 		snprintf(buf, n, "features %#x tid %u", le32(v), le32(v + 4));
 		break;
 	}
@@ -749,9 +713,12 @@ static int pick_rec(const struct walk *w, unsigned int mask)
 }
 
 #define M(tag)		(1U << (tag))
-#define M_NAMES		(M(TAG_CREAT) | M(TAG_LINK) | M(TAG_UNLINK))
-#define M_INO		(M(TAG_ADD_RANGE) | M(TAG_DEL_RANGE) | M(TAG_INODE) | M_NAMES)
-#define M_ALL		(M_INO | M(TAG_PAD) | M(TAG_TAIL) | M(TAG_HEAD))
+#define M_NAMES		(M(EXT4_FC_TAG_CREAT) | M(EXT4_FC_TAG_LINK) | \
+			 M(EXT4_FC_TAG_UNLINK))
+#define M_INO		(M(EXT4_FC_TAG_ADD_RANGE) | M(EXT4_FC_TAG_DEL_RANGE) | \
+			 M(EXT4_FC_TAG_INODE) | M_NAMES)
+#define M_ALL		(M_INO | M(EXT4_FC_TAG_PAD) | M(EXT4_FC_TAG_TAIL) | \
+			 M(EXT4_FC_TAG_HEAD))
 
 static uint8_t *rec_p(struct image *im, const struct walk *w, int i)
 {
@@ -795,7 +762,7 @@ static int m_bitflip(struct image *im, struct walk *w, struct target *t)
 static int m_len(struct image *im, struct walk *w, struct target *t,
 		 const char *how)
 {
-	int i = pick_rec(w, M_ALL & ~(strcmp(how, "zero") ? 0 : M(TAG_PAD)));
+	int i = pick_rec(w, M_ALL & ~(strcmp(how, "zero") ? 0 : M(EXT4_FC_TAG_PAD)));
 	uint8_t *p;
 	uint32_t left, len;
 
@@ -835,7 +802,8 @@ static int m_len_huge(struct image *im, struct walk *w, struct target *t)
 /* A fixed-length record one or more bytes off (still inside the block). */
 static int m_len_wrong(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_ADD_RANGE) | M(TAG_DEL_RANGE) | M(TAG_HEAD));
+	int i = pick_rec(w, M(EXT4_FC_TAG_ADD_RANGE) | M(EXT4_FC_TAG_DEL_RANGE) |
+			 M(EXT4_FC_TAG_HEAD));
 	uint8_t *p;
 	int len;
 
@@ -917,9 +885,9 @@ static int ino_field(struct walk *w, int i, int *is_dir)
 {
 	*is_dir = 0;
 	switch (w->recs[i].tag) {
-	case TAG_CREAT:
-	case TAG_LINK:
-	case TAG_UNLINK:
+	case EXT4_FC_TAG_CREAT:
+	case EXT4_FC_TAG_LINK:
+	case EXT4_FC_TAG_UNLINK:
 		*is_dir = below(2);
 		return *is_dir ? 0 : 4;
 	}
@@ -1006,9 +974,9 @@ static int known_files(struct image *im, const struct walk *w, int i,
 
 	for (j = 0; j < i; j++) {
 		v = rec_p(im, w, j) + 4;
-		if (w->recs[j].tag == TAG_UNLINK)
+		if (w->recs[j].tag == EXT4_FC_TAG_UNLINK)
 			ino_set(inos, &n, max, le32(v + 4), 0);
-		else if (w->recs[j].tag == TAG_INODE &&
+		else if (w->recs[j].tag == EXT4_FC_TAG_INODE &&
 			 w->recs[j].commit < w->recs[i].commit &&
 			 inode_fmt(v) == FMT_REG && le16(v + 4 + I_LINKS))
 			ino_set(inos, &n, max, le32(v), 1);
@@ -1025,7 +993,7 @@ static int is_file_before(struct image *im, const struct walk *w, int i,
 
 	for (j = i - 1; j >= 0; j--) {
 		v = rec_p(im, w, j) + 4;
-		if (w->recs[j].tag == TAG_INODE && le32(v) == ino)
+		if (w->recs[j].tag == EXT4_FC_TAG_INODE && le32(v) == ino)
 			return inode_fmt(v) == FMT_REG;
 	}
 	return 0;
@@ -1076,13 +1044,13 @@ static int m_replay_skip(struct image *im, struct walk *w, struct target *t,
 
 static int m_link_dir(struct image *im, struct walk *w, struct target *t)
 {
-	return m_replay_skip(im, w, t, M(TAG_LINK), 4, known_dirs,
+	return m_replay_skip(im, w, t, M(EXT4_FC_TAG_LINK), 4, known_dirs,
 			     "directory");
 }
 
 static int m_parent_file(struct image *im, struct walk *w, struct target *t)
 {
-	return m_replay_skip(im, w, t, M(TAG_CREAT) | M(TAG_LINK), 0,
+	return m_replay_skip(im, w, t, M(EXT4_FC_TAG_CREAT) | M(EXT4_FC_TAG_LINK), 0,
 			     known_files, "regular file");
 }
 
@@ -1109,7 +1077,7 @@ static void set_pblk(uint8_t *v, uint64_t pblk)
 
 static int m_extent_beyond(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_ADD_RANGE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_ADD_RANGE));
 	uint8_t *v;
 	uint32_t len;
 	uint64_t pblk;
@@ -1141,7 +1109,7 @@ static int m_extent_beyond(struct image *im, struct walk *w, struct target *t)
 static int m_extent_metadata(struct image *im, struct walk *w,
 			     struct target *t)
 {
-	int i = pick_rec(w, M(TAG_ADD_RANGE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_ADD_RANGE));
 	uint8_t *v, gd[64];
 	uint64_t pblk;
 	const char *where;
@@ -1190,7 +1158,7 @@ static int m_extent_metadata(struct image *im, struct walk *w,
 
 static int m_extent_zero(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_ADD_RANGE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_ADD_RANGE));
 
 	if (set_target(w, t, i, 1))
 		return -1;
@@ -1201,7 +1169,7 @@ static int m_extent_zero(struct image *im, struct walk *w, struct target *t)
 
 static int m_extent_lblk(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_ADD_RANGE) | M(TAG_DEL_RANGE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_ADD_RANGE) | M(EXT4_FC_TAG_DEL_RANGE));
 	uint8_t *v;
 
 	if (set_target(w, t, i, 1))
@@ -1215,7 +1183,7 @@ static int m_extent_lblk(struct image *im, struct walk *w, struct target *t)
 
 static int m_range_zero(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_DEL_RANGE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_DEL_RANGE));
 
 	if (set_target(w, t, i, 1))
 		return -1;
@@ -1266,7 +1234,7 @@ static int m_name(struct image *im, struct walk *w, struct target *t,
 		/* the rest of the old name becomes a PAD when it can */
 		if (nlen - 1 - k >= 4) {
 			put16(p + 2, DENTRY_HDR + 1 + k);
-			put16(p + 4 + DENTRY_HDR + 1 + k, TAG_PAD);
+			put16(p + 4 + DENTRY_HDR + 1 + k, EXT4_FC_TAG_PAD);
 			put16(p + 4 + DENTRY_HDR + 1 + k + 2, nlen - 1 - k - 4);
 		} else if (nlen != 1 + k) {
 			return -1;
@@ -1312,7 +1280,7 @@ static int m_name_dot(struct image *im, struct walk *w, struct target *t)
 /* INODE record values. */
 static int m_inode_mode(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_INODE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_INODE));
 	static const uint16_t bad[] = { 0x0000, 0x3000, 0x5000, 0x7000,
 					0x9000, 0xb000, 0xd000, 0xe000, 0xf000 };
 	uint8_t *v;
@@ -1330,7 +1298,7 @@ static int m_inode_mode(struct image *im, struct walk *w, struct target *t)
 
 static int m_inode_extra(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_INODE));
+	int i = pick_rec(w, M(EXT4_FC_TAG_INODE));
 	uint8_t *v;
 	uint16_t x;
 
@@ -1348,7 +1316,7 @@ static int m_inode_extra(struct image *im, struct walk *w, struct target *t)
 
 static int m_inode_long(struct image *im, struct walk *w, struct target *t)
 {
-	int i = pick_rec(w, M(TAG_INODE)), len, left;
+	int i = pick_rec(w, M(EXT4_FC_TAG_INODE)), len, left;
 
 	if (set_target(w, t, i, 1))
 		return -1;
@@ -1418,7 +1386,7 @@ static int m_drop_tail(struct image *im, struct walk *w, struct target *t)
 	int c = below(w->commits), i = w->tail_rec[c];
 
 	set_target(w, t, i, 0);
-	put16(rec_p(im, w, i), TAG_PAD);
+	put16(rec_p(im, w, i), EXT4_FC_TAG_PAD);
 	snprintf(t->what, sizeof(t->what), "TAIL of commit %d -> PAD", c);
 	return 0;
 }
@@ -1539,7 +1507,7 @@ static int cmd_apply(const char *path, const char *name, uint64_t seed,
 			break;
 	}
 	if (!m)
-		die(2, "unknown mutation '%s' ('%s mutations' lists them)",
+		die_status(2, "unknown mutation '%s' ('%s mutations' lists them)",
 		    name, prog);
 	if (m->recrc == 2)
 		do_recrc = 1;
@@ -1612,7 +1580,6 @@ int main(int argc, char **argv)
 	char *end;
 	uint64_t seed;
 
-	crc_init();
 	if (argc < 2)
 		usage(2);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
@@ -1634,7 +1601,7 @@ int main(int argc, char **argv)
 		errno = 0;
 		seed = strtoull(argv[3], &end, 0);
 		if (errno || *end || end == argv[3])
-			die(2, "SEED must be a number, not '%s'", argv[3]);
+			die_status(2, "SEED must be a number, not '%s'", argv[3]);
 		return cmd_apply(argv[1], argv[2], seed, dry);
 	}
 	usage(2);

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "pctl.h"
+#include "util.h"
 
 #define IO		4096
 #define MAX_SAMPLES	(1UL << 20)
@@ -44,20 +45,6 @@ static uint64_t next_rand(uint64_t *s)
 	return *s;
 }
 
-static unsigned long num(const char *what, const char *s, unsigned long max)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || !v || v > max) {
-		fprintf(stderr, "%s: %s wants 1..%lu, not '%s'\n", prog, what,
-			max, s);
-		exit(2);
-	}
-	return v;
-}
 
 int main(int argc, char **argv)
 {
@@ -71,9 +58,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s FILE N SECONDS MIB\n", prog);
 		return 2;
 	}
-	n = num("N", argv[2], 4096);
-	secs = num("SECONDS", argv[3], 3600);
-	mib = num("MIB", argv[4], 1UL << 20);
+	n = get_num("N", argv[2], 1, 4096);
+	secs = get_num("SECONDS", argv[3], 1, 3600);
+	mib = get_num("MIB", argv[4], 1, 1UL << 20);
 	blocks = mib * (1048576 / IO);
 	lat = malloc(MAX_SAMPLES * sizeof(*lat));
 	if (!lat) {

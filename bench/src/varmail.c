@@ -38,6 +38,7 @@
 #include <sys/types.h>
 
 #include "pctl.h"
+#include "util.h"
 
 #define FLOWOPS_PER_LOOP	13
 #define FSYNCS_PER_LOOP		2
@@ -83,24 +84,12 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* xorshift64*: a small, fast generator; each thread has its own. */
-static uint64_t rnd_next(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dULL;
-}
-
 /* A size uniform in [1, 2 * mean - 1]: its mean is @mean. */
 static unsigned int rnd_size(uint64_t *s, unsigned int mean)
 {
 	if (mean <= 1)
 		return 1;
-	return 1 + rnd_next(s) % (2 * mean - 1);
+	return 1 + xorshift64s(s) % (2 * mean - 1);
 }
 
 static void file_name(char *out, size_t len, const char *dir, unsigned int n)
@@ -141,7 +130,7 @@ static int pick(struct worker *w, int want)
 
 	if (!w->nown)
 		return -1;
-	start = rnd_next(&w->rnd) % w->nown;
+	start = xorshift64s(&w->rnd) % w->nown;
 	for (i = 0; i < w->nown; i++) {
 		unsigned int k = (start + i) % w->nown;
 
@@ -361,9 +350,9 @@ static int run(const struct options *o)
 	return err;
 }
 
-static void print_usage(FILE *f)
+static void __noreturn usage(int status)
 {
-	fprintf(f,
+	fprintf(status ? stderr : stdout,
 		"usage: %s -d DIR -p [-n NFILES] [-m MEAN] [-r SEED]\n"
 		"       %s -d DIR [-t THREADS] [-n NFILES] [-l LOOPS] [-m MEAN] [-a APPEND]\n"
 		"               [-r SEED] [-s MAXSECS]\n"
@@ -371,21 +360,9 @@ static void print_usage(FILE *f)
 		"without it, THREADS threads do LOOPS loops of varmail's flowops in all.\n"
 		"Defaults: NFILES 1000, THREADS 1, LOOPS 1000, MEAN 16384, APPEND 16384,\n"
 		"SEED 1, no time limit.\n", prog, prog);
+	exit(status);
 }
 
-static int get_num(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *out > max) {
-		fprintf(stderr, "%s: bad number '%s'\n", prog, s);
-		print_usage(stderr);
-		exit(2);
-	}
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -393,7 +370,6 @@ int main(int argc, char **argv)
 		.nfiles = 1000, .threads = 1, .loops = 1000,
 		.mean = 16384, .append = 16384, .seed = 1,
 	};
-	unsigned long v;
 	int c, prep = 0;
 
 	while ((c = getopt(argc, argv, "d:pn:t:l:m:a:r:s:h")) != -1) {
@@ -405,44 +381,33 @@ int main(int argc, char **argv)
 			prep = 1;
 			break;
 		case 'n':
-			get_num(optarg, 1 << 24, &v);
-			o.nfiles = v;
+			o.nfiles = get_num("-n", optarg, 0, 1 << 24);
 			break;
 		case 't':
-			get_num(optarg, MAX_THREADS, &v);
-			o.threads = v;
+			o.threads = get_num("-t", optarg, 0, MAX_THREADS);
 			break;
 		case 'l':
-			get_num(optarg, 1UL << 30, &v);
-			o.loops = v;
+			o.loops = get_num("-l", optarg, 0, 1UL << 30);
 			break;
 		case 'm':
-			get_num(optarg, 1 << 26, &v);
-			o.mean = v;
+			o.mean = get_num("-m", optarg, 0, 1 << 26);
 			break;
 		case 'a':
-			get_num(optarg, 1 << 26, &v);
-			o.append = v;
+			o.append = get_num("-a", optarg, 0, 1 << 26);
 			break;
 		case 'r':
-			get_num(optarg, 0xffffffffUL, &v);
-			o.seed = v;
+			o.seed = get_num("-r", optarg, 0, 0xffffffffUL);
 			break;
 		case 's':
-			get_num(optarg, 1 << 20, &v);
-			o.max_secs = v;
+			o.max_secs = get_num("-s", optarg, 0, 1 << 20);
 			break;
 		case 'h':
-			print_usage(stdout);
-			return 0;
+			usage(0);
 		default:
-			print_usage(stderr);
-			return 2;
+			usage(2);
 		}
 	}
-	if (!o.dir || optind != argc || !o.threads || !o.nfiles) {
-		print_usage(stderr);
-		return 2;
-	}
+	if (!o.dir || optind != argc || !o.threads || !o.nfiles)
+		usage(2);
 	return prep ? prepare(&o) : run(&o);
 }

@@ -38,6 +38,7 @@
 #include <sys/types.h>
 
 #include "pctl.h"
+#include "util.h"
 
 #define MAX_ITER	(1UL << 22)
 
@@ -87,13 +88,14 @@ static int check(const char *dir, unsigned long n)
 	return 0;
 }
 
-static void print_usage(FILE *f)
+static void __noreturn usage(int status)
 {
-	fprintf(f,
+	fprintf(status ? stderr : stdout,
 		"usage: %s -d DIR [-n ITERATIONS] [-D]\n"
 		"Per iteration: create a.I, rename it b.I, link c.I, unlink b.I,\n"
 		"fchmod, fsync the file (-D: then the directory too).  DIR must\n"
 		"exist.  Default ITERATIONS 100.\n", prog);
+	exit(status);
 }
 
 int main(int argc, char **argv)
@@ -104,7 +106,6 @@ int main(int argc, char **argv)
 	const char *dir = NULL;
 	int c, fd, dfd, dirsync = 0;
 	double el;
-	char *end;
 
 	while ((c = getopt(argc, argv, "d:n:Dh")) != -1) {
 		switch (c) {
@@ -112,29 +113,19 @@ int main(int argc, char **argv)
 			dir = optarg;
 			break;
 		case 'n':
-			errno = 0;
-			n = strtoul(optarg, &end, 10);
-			if (errno || *end || !n || n > MAX_ITER) {
-				fprintf(stderr, "%s: -n wants 1..%lu, not '%s'\n",
-					prog, MAX_ITER, optarg);
-				return 2;
-			}
+			n = get_num("-n", optarg, 1, MAX_ITER);
 			break;
 		case 'D':
 			dirsync = 1;
 			break;
 		case 'h':
-			print_usage(stdout);
-			return 0;
+			usage(0);
 		default:
-			print_usage(stderr);
-			return 2;
+			usage(2);
 		}
 	}
-	if (!dir || optind != argc) {
-		print_usage(stderr);
-		return 2;
-	}
+	if (!dir || optind != argc)
+		usage(2);
 	lat = calloc(n, sizeof(*lat));
 	dlat = calloc(n, sizeof(*dlat));
 	if (!lat || !dlat) {

@@ -30,6 +30,7 @@
 #include <sys/types.h>
 
 #include "pctl.h"
+#include "util.h"
 
 #define WRITER_IO	(1 << 20)
 
@@ -91,31 +92,18 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-static void print_usage(FILE *f)
+static void __noreturn usage(int status)
 {
-	fprintf(f,
+	fprintf(status ? stderr : stdout,
 		"usage: %s -f FILE [-n COUNT] [-b BYTES] [-i INTERVAL_US] [-s MAXSECS]\n"
 		"                [-w PREFIX [-W SIZE_MIB] [-u WARMUP_MS]]\n"
 		"COUNT appends of BYTES to FILE, each followed by fsync (defaults: 500,\n"
 		"4096, interval 0, no time limit); -w adds a buffered writer of files\n"
 		"PREFIX.N of SIZE_MIB (default 128) each, started WARMUP_MS (default\n"
 		"1000) before the probe.\n", prog);
+	exit(status);
 }
 
-static unsigned long get_num(const char *s, unsigned long max)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v > max) {
-		fprintf(stderr, "%s: bad number '%s'\n", prog, s);
-		print_usage(stderr);
-		exit(2);
-	}
-	return v;
-}
 
 int main(int argc, char **argv)
 {
@@ -134,38 +122,34 @@ int main(int argc, char **argv)
 			file = optarg;
 			break;
 		case 'n':
-			count = get_num(optarg, 1UL << 26);
+			count = get_num("-n", optarg, 0, 1UL << 26);
 			break;
 		case 'b':
-			bytes = get_num(optarg, 1UL << 26);
+			bytes = get_num("-b", optarg, 0, 1UL << 26);
 			break;
 		case 'i':
-			interval = get_num(optarg, 10000000);
+			interval = get_num("-i", optarg, 0, 10000000);
 			break;
 		case 's':
-			max_secs = get_num(optarg, 1UL << 20);
+			max_secs = get_num("-s", optarg, 0, 1UL << 20);
 			break;
 		case 'w':
 			wprefix = optarg;
 			break;
 		case 'W':
-			wsize = (uint64_t)get_num(optarg, 1UL << 20) << 20;
+			wsize = (uint64_t)get_num("-W", optarg, 0, 1UL << 20) << 20;
 			break;
 		case 'u':
-			warmup = get_num(optarg, 600000);
+			warmup = get_num("-u", optarg, 0, 600000);
 			break;
 		case 'h':
-			print_usage(stdout);
-			return 0;
+			usage(0);
 		default:
-			print_usage(stderr);
-			return 2;
+			usage(2);
 		}
 	}
-	if (!file || optind != argc || !count || !bytes || !wsize) {
-		print_usage(stderr);
-		return 2;
-	}
+	if (!file || optind != argc || !count || !bytes || !wsize)
+		usage(2);
 	lat = calloc(count, sizeof(*lat));
 	buf = malloc(bytes);
 	if (!lat || !buf) {

@@ -37,6 +37,7 @@
 #include <sys/xattr.h>
 
 #include "pctl.h"
+#include "util.h"
 
 #define MAX_THREADS	256
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -232,9 +233,9 @@ static int run(const struct options *o)
 	return 0;
 }
 
-static void print_usage(FILE *f)
+static void __noreturn usage(int status)
 {
-	fprintf(f,
+	fprintf(status ? stderr : stdout,
 		"usage: %s -d DIR -p\n"
 		"       %s -d DIR [-t THREADS] [-n NFILES] [-s SIZE] [-l LABEL]\n"
 		"-p prepares DIR (creates it, sets a default ACL with a named user);\n"
@@ -242,29 +243,15 @@ static void print_usage(FILE *f)
 		"SIZE bytes, set security.selinux to LABEL, fsync, close.\n"
 		"Defaults: THREADS 1, NFILES 100, SIZE 4096, LABEL %s.\n",
 		prog, prog, DEF_LABEL);
+	exit(status);
 }
 
-static void get_num(const char *s, unsigned long min, unsigned long max,
-		    unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *out < min || *out > max) {
-		fprintf(stderr, "%s: '%s' is not a number from %lu to %lu\n",
-			prog, s, min, max);
-		print_usage(stderr);
-		exit(2);
-	}
-}
 
 int main(int argc, char **argv)
 {
 	struct options o = {
 		.label = DEF_LABEL, .threads = 1, .nfiles = 100, .size = 4096,
 	};
-	unsigned long v;
 	int c, prep = 0;
 
 	while ((c = getopt(argc, argv, "d:pt:n:s:l:h")) != -1) {
@@ -276,16 +263,13 @@ int main(int argc, char **argv)
 			prep = 1;
 			break;
 		case 't':
-			get_num(optarg, 1, MAX_THREADS, &v);
-			o.threads = v;
+			o.threads = get_num("-t", optarg, 1, MAX_THREADS);
 			break;
 		case 'n':
-			get_num(optarg, 1, 1UL << 24, &v);
-			o.nfiles = v;
+			o.nfiles = get_num("-n", optarg, 1, 1UL << 24);
 			break;
 		case 's':
-			get_num(optarg, 0, 1UL << 26, &v);
-			o.size = v;
+			o.size = get_num("-s", optarg, 0, 1UL << 26);
 			break;
 		case 'l':
 			if (strlen(optarg) > 200) {
@@ -296,16 +280,12 @@ int main(int argc, char **argv)
 			o.label = optarg;
 			break;
 		case 'h':
-			print_usage(stdout);
-			return 0;
+			usage(0);
 		default:
-			print_usage(stderr);
-			return 2;
+			usage(2);
 		}
 	}
-	if (!o.dir || optind != argc) {
-		print_usage(stderr);
-		return 2;
-	}
+	if (!o.dir || optind != argc)
+		usage(2);
 	return prep ? prepare(&o) : run(&o);
 }
