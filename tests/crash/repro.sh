@@ -11,13 +11,15 @@
 # what the seed picks).  WRITER ext4fc (default) or ext4; REPLAYER
 # ext4fc (default), ext4 or e2fsck.  MOUNTOPT=OPTS: more mount options;
 # CRASH_WRITER_OPTS=OPTS: more for an ext4fc writer (fsync_isolation).
+# CRASH_TIMEOUT=S: the guest's time limit (default: estimated from the
+# case; a long hand-written one, e.g. an fsx run converted, needs more).
 # Prints the workload, the manifest check, the diff, fc_info; the files
 # are in build/results/crash/repro/ID/.
 set -euo pipefail
 kind=${1:-}
 what=${2:-}
 if [[ "$kind" != opcase && "$kind" != seed && "$kind" != cseed || -z "$what" ]]; then
-	sed -n '2,14s/^# \{0,1\}//p' "$0"
+	sed -n '2,16s/^# \{0,1\}//p' "$0"
 	exit 2
 fi
 if [[ "$kind" == seed || "$kind" == cseed ]]; then

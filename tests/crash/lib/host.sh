@@ -52,6 +52,8 @@ crash_boot() {
 	t=$((120 + 10 * n + 30 * $(grep -c ' logwrites ' "$plan") +
 		60 * $(grep -c ' idem-logwrites ' "$plan") + 5 * $(grep -c ' auto ' "$plan") +
 		20 * $(grep -c '^cseed ' "$plan")))
+	# a long hand-written case (a converted fsx run): CRASH_TIMEOUT=S
+	t=${CRASH_TIMEOUT:-$t}
 	local files=(-f "$TOP/tests/lib/guest.sh" -f "$CRASH_DIR/lib/crash.sh"
 		-f "$CRASH_DIR/lib/opcases" -f "$plan")
 	local f
