@@ -11,11 +11,23 @@
 # build/results/check/<group>/<NNN>/out.log.  At the end: the failures and
 # skips with reasons, JUnit XML in build/results/check/junit.xml, and
 # "N passed, N failed, N skipped".  Exit status 0 only if nothing failed.
+#
+# The crash suite's tests (crash/NNN) boot a guest each whose work is
+# mostly one thread: CHECK_JOBS of them (default 2, 1: one at a time) run
+# at once, on the two cores a guest alone leaves half idle.  Their lines
+# still come in order, each when it and those before it are done.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 results=${RESULTS_DIR:-$top/build/results/check}
 timeout_s=${TEST_TIMEOUT:-900}
+jobs=${CHECK_JOBS:-2}
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "check: CHECK_JOBS wants a number of tests at once (1 or more), not '$jobs'" >&2; exit 2; }
+
+# Tests that may run beside one another: the crash suite's guests.
+parallel() {
+	[[ "$1" == crash/* ]]
+}
 mkdir -p "$results"
 
 mapfile -t all < <(cd "$top/tests" && find . -mindepth 2 -maxdepth 2 -type f -regex '.*/[0-9][0-9][0-9]$' | sed 's|^\./||' | sort)
@@ -48,16 +60,24 @@ if [[ -r "$times" ]]; then
 		[[ "$s" =~ ^[0-9]+$ ]] && ran_here[$t]=$s
 	done <"$times"
 fi
-est=0 n_here=0 n_ref=0 n_guess=0
+est=0 par_est=0 n_here=0 n_ref=0 n_guess=0
 for t in "${sel[@]}"; do
 	if [[ -n "${ran_here[$t]:-}" ]]; then
-		est=$((est + ran_here[$t])) n_here=$((n_here + 1))
+		e=${ran_here[$t]} n_here=$((n_here + 1))
 	elif [[ -n "${ref[$t]:-}" ]]; then
-		est=$((est + ref[$t])) n_ref=$((n_ref + 1))
+		e=${ref[$t]} n_ref=$((n_ref + 1))
 	else
-		est=$((est + 60)) n_guess=$((n_guess + 1))
+		e=60 n_guess=$((n_guess + 1))
+	fi
+	if parallel "$t"; then
+		par_est=$((par_est + e))
+	else
+		est=$((est + e))
 	fi
 done
+# the times are each test's own: those run side by side take about the
+# longest of their share
+est=$((est + par_est / jobs))
 if ((est < 90)); then
 	about="${est}s"
 else
@@ -75,16 +95,20 @@ xml_escape() {
 
 pass=0 failn=0 skip=0
 declare -a failed skipped cases
-t0=$(date +%s)
-for t in "${sel[@]}"; do
-	dir=$results/$t
-	rm -rf "$dir"
-	mkdir -p "$dir"
+
+# run_test T: run T, its output to its out.log, "RC SECS" to its status
+run_test() {
+	local t=$1 dir=$results/$1 start rc=0
 	start=$(date +%s)
-	rc=0
 	SEQ=$t RESULTS=$dir timeout --foreground -k 10 "$timeout_s" \
 		"$top/tests/$t" >"$dir/out.log" 2>&1 </dev/null || rc=$?
-	secs=$(($(date +%s) - start))
+	echo "$rc $(($(date +%s) - start))" >"$dir/status"
+}
+
+# report T: T's line (and on failure its log's tail), counts, times
+report() {
+	local t=$1 dir=$results/$1 rc secs why k
+	read -r rc secs <"$dir/status"
 	ran_here[$t]=$secs
 	for k in "${!ran_here[@]}"; do
 		echo "$k ${ran_here[$k]}"
@@ -113,7 +137,43 @@ for t in "${sel[@]}"; do
 		cases+=("<testcase classname=\"${t%%/*}\" name=\"$t\" time=\"$secs\"><failure message=\"$(xml_escape <<<"${why:-status $rc}")\"><![CDATA[$(tail -n 50 "$dir/out.log")]]></failure></testcase>")
 		;;
 	esac
+}
+
+# In order; a test that may run beside others starts as soon as fewer
+# than $jobs run, any other waits for all of them.  Lines are printed in
+# order: next is the first test not reported yet.
+t0=$(date +%s)
+next=0
+running=0
+report_done() {
+	while ((next < ${#sel[@]})) && [[ -f "$results/${sel[next]}/status" ]]; do
+		report "${sel[next]}"
+		next=$((next + 1))
+	done
+}
+for t in "${sel[@]}"; do
+	rm -rf "${results:?}/$t"
+	mkdir -p "$results/$t"
 done
+for t in "${sel[@]}"; do
+	if parallel "$t" && ((jobs > 1)); then
+		while ((running >= jobs)); do
+			wait -n
+			running=$((running - 1))
+			report_done
+		done
+		run_test "$t" &
+		running=$((running + 1))
+	else
+		wait
+		running=0
+		report_done
+		run_test "$t"
+		report_done
+	fi
+done
+wait
+report_done
 total=$(($(date +%s) - t0))
 
 {
