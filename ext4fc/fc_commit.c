@@ -1616,8 +1616,14 @@ static int fc_write_inodes(struct fc_writer *w)
 	struct ext4_inode_info *ei;
 	int err;
 
-	/* no directory is queued (fc_tracks_inode()): its names are logged */
 	list_for_each_entry(ei, &w->sbi->s_fc_q[FC_Q_MAIN], i_fc_list) {
+		/*
+		 * Tracking never queues a directory (fc_tracks_inode()), but
+		 * fc_freeze() takes every created inode in with its create:
+		 * a new directory's record went out with its CREAT.
+		 */
+		if (S_ISDIR(ei->vfs_inode.i_mode))
+			continue;
 		/*
 		 * No name (O_TMPFILE, or unlinked and still open): nothing
 		 * replay can use, and stock 6.1 fails the mount on the ranges
