@@ -435,7 +435,7 @@ for d in "${sel_dev[@]}"; do
 	fi
 done
 
-files=(-d "$plain_img" -f "$top/tests/lib/guest.sh" -f "$plan")
+files=(-d "$plain_img" -f "$top/tests/harness/guest.sh" -f "$plan")
 if grep -q '^[0-9]* nvme ' "$plan"; then
 	# run-qemu.sh's NVMe disk (cache=unsafe like the others; it has FUA)
 	nvme_img=$outdir/images/nvme.img

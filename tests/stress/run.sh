@@ -169,7 +169,7 @@ while ((done_runs < nruns)); do
 	[[ $oracle == data ]] && per_run=$((ops * procs * 8 + 300))
 	"$top/run-qemu.sh" -q -t $((300 + n * ${#models[@]} * per_run)) -o "$dir/guest" \
 		"$dflag" "$dir/data.img" "$dflag" "$dir/aux.img" \
-		-f "$top/tests/lib/guest.sh" -f "$top/tests/crash/lib/crash.sh" \
+		-f "$top/tests/harness/guest.sh" -f "$top/tests/crash/lib/crash.sh" \
 		-f "$top/tests/stress/point.sh" -f "$dir/plan" "${fsstress[@]}" \
 		"$top/tests/stress/stress.guest" plan "$disk" >"$dir/run-qemu.log" 2>&1 || rc=$?
 	rm -f "$dir/data.img" "$dir/aux.img"

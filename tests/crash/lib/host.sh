@@ -54,7 +54,7 @@ crash_boot() {
 		20 * $(grep -c '^cseed ' "$plan")))
 	# a long hand-written case (a converted fsx run): CRASH_TIMEOUT=S
 	t=${CRASH_TIMEOUT:-$t}
-	local files=(-f "$TOP/tests/lib/guest.sh" -f "$CRASH_DIR/lib/crash.sh"
+	local files=(-f "$TOP/tests/harness/guest.sh" -f "$CRASH_DIR/lib/crash.sh"
 		-f "$CRASH_DIR/lib/opcases" -f "$plan")
 	local f
 	for f in "$@"; do
@@ -198,7 +198,7 @@ crash_run() {
 		mkdir -p "$out"2
 		truncate -s 192M "$out"2.aux.img
 		"$TOP/run-qemu.sh" -q -t 300 -o "$out"2 -d "$out.data.img" -d "$out"2.aux.img \
-			-f "$TOP/tests/lib/guest.sh" -f "$CRASH_DIR/lib/crash.sh" -f "$CRASH_DIR/lib/opcases" \
+			-f "$TOP/tests/harness/guest.sh" -f "$CRASH_DIR/lib/crash.sh" -f "$CRASH_DIR/lib/opcases" \
 			-f "$plan2" "${files[@]}" "$CRASH_DIR/lib/crash.guest" plan2 ||
 			echo "FAIL: second boot (e2fsck cells) exited with status $?"
 		rm -f "$out"2.aux.img

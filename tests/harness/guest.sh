@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # guest.sh: helpers for guest test scripts (POSIX sh, busybox).
-# Sourced as: . "$TESTDIR/guest.sh"   (run-qemu.sh -f tests/lib/guest.sh)
+# Sourced as: . "$TESTDIR/guest.sh"   (run-qemu.sh -f tests/harness/guest.sh)
 
 fail() {
 	echo "FAIL: $*"
