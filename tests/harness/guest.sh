@@ -46,15 +46,42 @@ dmesg_has() {
 	dmesg_since_mark | grep -qF -- "$1"
 }
 
-# fc_stat DEV FIELD: a number from /proc/fs/ext4fc/DEV/fc_info
-# (FIELD: commits, ineligible, numblks).
+# fc_info_kv FILE: an fc_info (/proc/fs/FS/DEV/fc_info, or a copy of one)
+# as "KEY<tab>VALUE" lines in its order; the one reader of its format.  A
+# line "N words, M more words, ..." gives KEY "words" for N and "words:
+# more words" for M (a unit after a number, "12us", is dropped): "commits",
+# "ineligible", "numblks", "area full", "batching windows", "batching
+# windows: fsyncs waited in them", "in-inode xattr changes logged", ...  A
+# reason's line gives its first field as KEY ("\"Extended attributes
+# changed\":").  Headings, the latency histogram and the lines that start
+# with a word ("handles drained (us, last N): p50 ...") give nothing.
+fc_info_kv() {
+	awk -F'\t' '
+		/^"/ { print $1 "\t" $2; next }
+		/^[0-9]/ {
+			n = split($0, part, ", ")
+			for (i = 1; i <= n; i++) {
+				v = part[i]; sub(/ .*/, "", v); sub(/[^0-9.]+$/, "", v)
+				k = part[i]; sub(/^[^ ]* /, "", k)
+				if (i == 1)
+					first = k
+				else
+					k = first ": " k
+				print k "\t" v
+			}
+		}' "$1"
+}
+
+# fc_stat DEV KEY: a number from /proc/fs/ext4fc/DEV/fc_info (KEY as
+# fc_info_kv prints it: commits, ineligible, numblks, ...).
 fc_stat() {
-	awk -v f="$2" '$2 == f { print $1; exit }' "/proc/fs/${FCFS:-ext4fc}/$1/fc_info"
+	fc_info_kv "/proc/fs/${FCFS:-ext4fc}/$1/fc_info" |
+		awk -F'\t' -v k="$2" '$1 == k { print $2; exit }'
 }
 
 # fc_reason DEV TEXT: the count of one ineligibility reason.
 fc_reason() {
-	awk -F'\t' -v r="\"$2\":" '$1 == r { print $2; exit }' "/proc/fs/${FCFS:-ext4fc}/$1/fc_info"
+	fc_stat "$1" "\"$2\":"
 }
 
 # manifest DIR: one line per entry below DIR: for a regular file its

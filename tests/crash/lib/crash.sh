@@ -857,12 +857,25 @@ cr_check_one() {
 # cr_fc_expect: the fc_info outcome the workload's "fc" lines ask for.
 cr_fc_expect() {
 	[ -s "$cr_dir/fc_info.before" ] || return 0
-	_msg=$(awk -F'\t' -v writer="$cr_fs_writer" '
+	_msg=$({
+		fc_info_kv "$cr_dir/fc_info.before" | sed 's/^/before\t/'
+		fc_info_kv "$cr_dir/fc_info.after" | sed 's/^/after\t/'
+	} | awk -F'\t' -v writer="$cr_fs_writer" '
 	FILENAME == ARGV[1] { split($0, w, " "); if (w[1] == "fc" || w[1] == "fc." writer) { n++; want[n] = $0; sub(/^fc(\.[a-z0-9]+)? +/, "", want[n]) }; next }
-	function key(w) { return w[2] == "commits" || w[2] == "ineligible" || w[2] == "failed" || w[2] == "area" || w[2] == "background" || w[2] == "isolated" || w[2] == "skipped" || w[2] == "batching" }
-	# "N batching windows, M fsyncs waited in them, ...": M as "waited"
-	FILENAME == ARGV[2] { split($0, w, " "); if (key(w)) b[w[2]] = w[1]; else if ($1 ~ /^"/) b[$1] = $2; if (w[2] == "batching") b["waited"] = w[4]; next }
-	{ split($0, w, " "); if (key(w)) a[w[2]] = w[1]; else if ($1 ~ /^"/) a[$1] = $2; if (w[2] == "batching") a["waited"] = w[4] }
+	# fc_info_kv KEY -> the short names below; "N batching windows, M
+	# fsyncs waited in them, ...": M as "waited"
+	function short(k) {
+		if (k == "commits" || k == "ineligible" || k == "failed" || k == "skipped")
+			return k
+		if (k == "area full") return "area"
+		if (k == "background full commits") return "background"
+		if (k == "isolated fast commits") return "isolated"
+		if (k == "batching windows") return "batching"
+		if (k == "batching windows: fsyncs waited in them") return "waited"
+		return k ~ /^"/ ? k : ""
+	}
+	$1 == "before" && short($2) != "" { b[short($2)] = $3; next }
+	$1 == "after" && short($2) != "" { a[short($2)] = $3 }
 	END {
 		dc = a["commits"] - b["commits"]; di = a["ineligible"] - b["ineligible"]
 		df = a["failed"] - b["failed"]
@@ -916,7 +929,7 @@ cr_fc_expect() {
 			print "fc_info: " bad "got " got
 		else
 			print "ok: " got
-	}' "$cr_wl" "$cr_dir/fc_info.before" "$cr_dir/fc_info.after")
+	}' "$cr_wl" -)
 	cr_log "$_msg"
 	cr_fc_got=${_msg#ok: }
 	case $_msg in
