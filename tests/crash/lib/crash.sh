@@ -946,26 +946,16 @@ cr_dmesg_ok() {
 	flakey | logwrites) _sd=0 ;;
 	*) _sd=1 ;;
 	esac
-	_bad=$(dmesg -r | awk -v sd="$_sd" -v rerr="$cr_replay_error" '
-		{
-			p = $0; sub(/^</, "", p); sub(/>.*/, "", p)
-			if (p % 8 > 4 || int(p / 8) != 0)
-				next
-		}
-		# TCG noise, and ext4 rate-limiting its own unmount messages
-		/hrtimer: interrupt took/ { next }
-		/callbacks suppressed/ { next }
-		# what EXT4_IOC_SHUTDOWN itself says, where we used it
-		sd && /shut down requested/ { next }
-		sd && /Aborting journal on device/ { next }
-		# jbd2 failing to write data after the shut-down cut it off
-		sd && /Detected IO errors while flushing file data/ { next }
-		/loading out-of-tree module taints kernel/ { next }
-		/module verification failed/ { next }
-		# a replay-error case: what the stopped replay must say
-		rerr && /fast commit replay: .* cannot be applied .*: replay stops there, the file system is marked with errors: run e2fsck/ { next }
-		rerr && /warning: mounting fs with errors, running e2fsck is recommended/ { next }
-		{ print }')
+	# TCG noise, and ext4 rate-limiting its own unmount messages
+	_ign='hrtimer: interrupt took|callbacks suppressed'
+	# what EXT4_IOC_SHUTDOWN itself says, where we used it, and jbd2
+	# failing to write data after the shut-down cut it off
+	[ "$_sd" = 1 ] &&
+		_ign="$_ign|shut down requested|Aborting journal on device|Detected IO errors while flushing file data"
+	# a replay-error case: what the stopped replay must say
+	[ -n "$cr_replay_error" ] &&
+		_ign="$_ign|fast commit replay: .* cannot be applied .*: replay stops there, the file system is marked with errors: run e2fsck|warning: mounting fs with errors, running e2fsck is recommended"
+	_bad=$(dmesg -r | kernel_warnings "$_ign")
 	[ -z "$_bad" ] && return 0
 	echo "$_bad" >>"$cr_dir/log"
 	cr_why="kernel said: $(echo "$_bad" | head -n 1 | sed 's/^<[0-9]*>\[[^]]*\] //')"
