@@ -96,8 +96,9 @@
  *   the range records of everything it moved (ext4_fc_track_shift(),
  *   up to FC_SHIFT_MAX_RUNS extents).  A directory that changes parent
  *   would need a new "..", which no record says: ineligible.  So is the
- *   freeing of an inode that was on the orphan list before the epoch
- *   (ext4_fc_orphan_freed()): no record takes it off the list on disk.
+ *   removal of an orphan entry made before the epoch (a truncate a full
+ *   commit caught half-way, an O_TMPFILE linked, an unlinked inode freed:
+ *   ext4_fc_orphan_del()): no record takes it off the list on disk.
  *
  * A directory's fsync
  *
@@ -635,20 +636,22 @@ void ext4_fc_mark_ineligible(struct super_block *sb, int reason,
 }
 
 /*
- * @inode, unlinked, is being freed (ext4_evict_inode()).  If it went onto
- * the orphan list in an earlier transaction, the list on disk may still
- * have it, and no record takes it off: after a replay, orphan recovery
- * would process the inode number again.  That is harmless unless a fast
- * commit logs a new file under the number, which it would then truncate
- * (a preallocation past EOF lost, mtime and ctime reset).  The number is
- * free from now on, so the epoch is ineligible.
+ * @inode is being taken off the orphan list (ext4_orphan_del()): its
+ * truncate is over, it was linked (O_TMPFILE) or it is being freed.  If
+ * it went onto the list in an earlier transaction, a full commit may have
+ * written it there, and no record takes it off: after a replay, orphan
+ * recovery would process the inode again, truncating a live file to its
+ * size (a preallocation past EOF lost, mtime and ctime reset) or one that
+ * a fast commit logged under the number of a freed one.  So the epoch is
+ * ineligible.  Within one transaction (a truncate, SQLite's journal held
+ * open and unlinked) the list on disk never had it.
  */
-void ext4_fc_orphan_freed(handle_t *handle, struct inode *inode)
+void ext4_fc_orphan_del(handle_t *handle, struct inode *inode)
 {
 	if (!ext4_handle_valid(handle) || !ext4_inode_orphan_tracked(inode) ||
 	    EXT4_I(inode)->i_fc_orphan_tid == handle->h_transaction->t_tid)
 		return;
-	ext4_fc_mark_ineligible(inode->i_sb, EXT4_FC_REASON_ORPHAN_FREED,
+	ext4_fc_mark_ineligible(inode->i_sb, EXT4_FC_REASON_ORPHAN_DEL,
 				handle);
 }
 
@@ -2316,7 +2319,7 @@ static const struct {
 	{ EXT4_FC_REASON_INODE_JOURNAL_DATA, "Data journalling" },
 	{ EXT4_FC_REASON_ENCRYPTED_FILENAME, "Encrypted filename" },
 	{ EXT4_FC_REASON_NO_EXTENTS, "Block-mapped file" },
-	{ EXT4_FC_REASON_ORPHAN_FREED, "Orphan freed" },
+	{ EXT4_FC_REASON_ORPHAN_DEL, "Orphan removed" },
 };
 
 /* --- fc_info --------------------------------------------------------- */

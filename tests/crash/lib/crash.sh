@@ -55,8 +55,9 @@
 #   verity F                  enable fs-verity on F (mkfs -O verity): its
 #                             Merkle tree goes past i_size
 #   symlink TARGET NAME | mknod NAME fifo|chr|blk [MAJ MIN]
-#   tmpfile DIR NAME LEN SEED [fsync]   O_TMPFILE, written (fsync'd while
-#                             nameless), then linkat(2) to NAME
+#   tmpfile DIR NAME LEN SEED [fsync] [syncfs]   O_TMPFILE, written
+#                             (fsync'd while nameless; a full commit with
+#                             it on the orphan list), then linkat(2) to NAME
 #   remount                   remount read-only and back (the log on disk
 #                             is empty until the next full commit)
 #   hold N F                  open F (created if missing) and keep it open
