@@ -82,6 +82,9 @@ Options:
                   or none (default for smoke); nvme:
                   ext4fc+iso,ext4fc+iso+sf
   --size SIZE     size of each test disk (default 1G)
+  --param N=V     set ext4fc's module parameter N to V for the whole boot
+                  (repeatable; e.g. fc_group_data=0); every ext4fc
+                  configuration runs with it
   -t SECONDS      limit for the boot (default: from the profile)
   --keep-images   keep the disk images in OUTDIR/images
   -q              no progress lines
@@ -114,6 +117,7 @@ workloads=
 configs=
 peers=
 size=1G
+params=()
 tmo=
 keep=0
 quiet=0
@@ -130,6 +134,12 @@ while [[ $# -gt 0 ]]; do
 	--configs) configs=${2:?}; shift 2 ;;
 	--peers) peers=${2:?}; shift 2 ;;
 	--size) size=${2:?}; shift 2 ;;
+	--param)
+		[[ ${2:-} =~ ^[a-z_]+=[0-9a-z_]+$ ]] ||
+			die "--param: want NAME=VALUE, an ext4fc module parameter (/sys/module/ext4fc/parameters/NAME), got '${2:-}'"
+		params+=("$2")
+		shift 2
+		;;
 	-t) tmo=${2:?}; shift 2 ;;
 	--keep-images) keep=1; shift ;;
 	-q) quiet=1; shift ;;
@@ -441,6 +451,10 @@ for d in "${sel_dev[@]}"; do
 done
 
 files=(-d "$plain_img" -f "$top/tests/lib/guest.sh" -f "$plan")
+if ((${#params[@]})); then
+	printf '%s\n' "${params[@]}" >"$outdir/params.txt"
+	files+=(-f "$outdir/params.txt")
+fi
 if grep -q '^[0-9]* nvme ' "$plan"; then
 	# run-qemu.sh's NVMe disk (the same cache mode as the others; it has FUA)
 	nvme_img=$outdir/images/nvme.img
@@ -469,6 +483,7 @@ started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 		echo "nvme: not used"
 	fi
 	echo "configurations: ${sel_cfg[*]}; peers: ${sel_peers[*]:-none}"
+	echo "ext4fc module parameters: ${params[*]:-the defaults}"
 	[[ -z $sf_note ]] || echo "note: $sf_note"
 	echo "git: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 	for w in "${sel_wl[@]}"; do
