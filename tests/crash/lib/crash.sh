@@ -100,7 +100,9 @@
 #                             none failed; REASON, if given, counted),
 #                             batched (fast commits, a batching window
 #                             two fsyncs or more waited in, one answered
-#                             by another's commit; fcbatch)
+#                             by another's commit; fcbatch), grouped
+#                             (fast commits, and the data of two fsyncs
+#                             or more written as one group: fc_group_data)
 #   fcarea full               at the power cut the last valid fast commit
 #                             ends in the area's last block (fcdump of the
 #                             crashed image; not a full area: the case
@@ -862,8 +864,9 @@ cr_fc_expect() {
 	FILENAME == ARGV[1] { split($0, w, " "); if (w[1] == "fc" || w[1] == "fc." writer) { n++; want[n] = $0; sub(/^fc(\.[a-z0-9]+)? +/, "", want[n]) }; next }
 	function key(w) { return w[2] == "commits" || w[2] == "ineligible" || w[2] == "failed" || w[2] == "area" || w[2] == "background" || w[2] == "isolated" || w[2] == "skipped" || w[2] == "batching" }
 	# "N batching windows, M fsyncs waited in them, ...": M as "waited"
-	FILENAME == ARGV[2] { split($0, w, " "); if (key(w)) b[w[2]] = w[1]; else if ($1 ~ /^"/) b[$1] = $2; if (w[2] == "batching") b["waited"] = w[4]; next }
-	{ split($0, w, " "); if (key(w)) a[w[2]] = w[1]; else if ($1 ~ /^"/) a[$1] = $2; if (w[2] == "batching") a["waited"] = w[4] }
+	# "N fsyncs wrote their data in M groups": N as "grouped", M as "groups"
+	FILENAME == ARGV[2] { split($0, w, " "); if (key(w)) b[w[2]] = w[1]; else if ($1 ~ /^"/) b[$1] = $2; if (w[2] == "batching") b["waited"] = w[4]; if (w[3] == "wrote") { b["grouped"] = w[1]; b["groups"] = w[7] }; next }
+	{ split($0, w, " "); if (key(w)) a[w[2]] = w[1]; else if ($1 ~ /^"/) a[$1] = $2; if (w[2] == "batching") a["waited"] = w[4]; if (w[3] == "wrote") { a["grouped"] = w[1]; a["groups"] = w[7] } }
 	END {
 		dc = a["commits"] - b["commits"]; di = a["ineligible"] - b["ineligible"]
 		df = a["failed"] - b["failed"]
@@ -905,6 +908,10 @@ cr_fc_expect() {
 				dsk = a["skipped"] - b["skipped"]
 				if (dc < 1 || di != 0 || dbw < 1 || dbf < 2 || dsk < 1)
 					bad = bad "want fast commits, a batching window that two fsyncs or more waited in, one of them answered by another\047s commit (skipped), nothing ineligible (got windows +" dbw ", fsyncs waited +" dbf ", skipped +" dsk "); "
+			} else if (what == "grouped") {
+				dg = a["groups"] - b["groups"]; dgf = a["grouped"] - b["grouped"]
+				if (dc < 1 || di != 0 || dg < 1 || dgf < 2)
+					bad = bad "want fast commits, the data of two fsyncs or more written as one group, nothing ineligible (got groups +" dg ", fsyncs in them +" dgf "); "
 			} else if (what == "isolated") {
 				# "isolated N [REASON]"
 				ni = w[2]; sub(/^[0-9]+ */, "", reason); key = "\"" reason "\":"
