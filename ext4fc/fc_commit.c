@@ -2497,8 +2497,8 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "%lu batching windows, %lu fsyncs waited in them, %lluus in total\n",
 		   st->fc_batch_windows, st->fc_batch_waits,
 		   div_u64(st->fc_batch_ns, NSEC_PER_USEC));
-	seq_printf(seq, "%lu fsyncs wrote their data in %lu groups\n",
-		   st->fc_data_grouped, st->fc_data_groups);
+	seq_printf(seq, "%lu data groups, %lu fsyncs wrote their data in them\n",
+		   st->fc_data_groups, st->fc_data_grouped);
 	seq_printf(seq, "%lu.%02lu fc blocks per fast commit\n",
 		   blk100 / 100, blk100 % 100);
 	seq_printf(seq, "%lu in-inode xattr changes logged\n",

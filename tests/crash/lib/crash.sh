@@ -864,9 +864,9 @@ cr_fc_expect() {
 	FILENAME == ARGV[1] { split($0, w, " "); if (w[1] == "fc" || w[1] == "fc." writer) { n++; want[n] = $0; sub(/^fc(\.[a-z0-9]+)? +/, "", want[n]) }; next }
 	function key(w) { return w[2] == "commits" || w[2] == "ineligible" || w[2] == "failed" || w[2] == "area" || w[2] == "background" || w[2] == "isolated" || w[2] == "skipped" || w[2] == "batching" }
 	# "N batching windows, M fsyncs waited in them, ...": M as "waited"
-	# "N fsyncs wrote their data in M groups": N as "grouped", M as "groups"
-	FILENAME == ARGV[2] { split($0, w, " "); if (key(w)) b[w[2]] = w[1]; else if ($1 ~ /^"/) b[$1] = $2; if (w[2] == "batching") b["waited"] = w[4]; if (w[3] == "wrote") { b["grouped"] = w[1]; b["groups"] = w[7] }; next }
-	{ split($0, w, " "); if (key(w)) a[w[2]] = w[1]; else if ($1 ~ /^"/) a[$1] = $2; if (w[2] == "batching") a["waited"] = w[4]; if (w[3] == "wrote") { a["grouped"] = w[1]; a["groups"] = w[7] } }
+	# "N data groups, M fsyncs wrote their data in them": N as "groups", M as "grouped"
+	FILENAME == ARGV[2] { split($0, w, " "); if (key(w)) b[w[2]] = w[1]; else if ($1 ~ /^"/) b[$1] = $2; if (w[2] == "batching") b["waited"] = w[4]; if (w[2] == "data" && w[3] == "groups,") { b["groups"] = w[1]; b["grouped"] = w[4] }; next }
+	{ split($0, w, " "); if (key(w)) a[w[2]] = w[1]; else if ($1 ~ /^"/) a[$1] = $2; if (w[2] == "batching") a["waited"] = w[4]; if (w[2] == "data" && w[3] == "groups,") { a["groups"] = w[1]; a["grouped"] = w[4] } }
 	END {
 		dc = a["commits"] - b["commits"]; di = a["ineligible"] - b["ineligible"]
 		df = a["failed"] - b["failed"]
