@@ -82,6 +82,9 @@ Options:
                   or none (default for smoke); nvme:
                   ext4fc+iso,ext4fc+iso+sf
   --size SIZE     size of each test disk (default 1G)
+  --param N=V     set ext4fc's module parameter N to V for the whole boot
+                  (repeatable; e.g. fc_group_data=0); every ext4fc
+                  configuration runs with it
   -t SECONDS      limit for the boot (default: from the profile)
   --keep-images   keep the disk images in OUTDIR/images
   -q              no progress lines
@@ -90,6 +93,9 @@ Options:
 Output in OUTDIR: table.md (tables with ratios), results.csv (one line per
 device, workload and configuration), runs.csv (one line per run), plot.png,
 settings.txt, plan.txt, guest/ (console.log, log/N.log per run).
+Environment: QEMU_CACHE=writeback attaches every disk with QEMU's
+writeback cache instead of cache=unsafe, so that the guest's cache
+flushes cost a host fdatasync, as a flush costs time on a real disk.
 Needs: qemu-system-x86, fsmark, dbench, and for the peers xfsprogs and
 btrfs-progs (on the host, copied into the guest by 'make'), gnuplot-nox
 for the plot ('make deps' installs them all).
@@ -111,6 +117,7 @@ workloads=
 configs=
 peers=
 size=1G
+params=()
 tmo=
 keep=0
 quiet=0
@@ -127,6 +134,12 @@ while [[ $# -gt 0 ]]; do
 	--configs) configs=${2:?}; shift 2 ;;
 	--peers) peers=${2:?}; shift 2 ;;
 	--size) size=${2:?}; shift 2 ;;
+	--param)
+		[[ ${2:-} =~ ^[a-z_]+=[0-9a-z_]+$ ]] ||
+			die "--param: want NAME=VALUE, an ext4fc module parameter (/sys/module/ext4fc/parameters/NAME), got '${2:-}'"
+		params+=("$2")
+		shift 2
+		;;
 	-t) tmo=${2:?}; shift 2 ;;
 	--keep-images) keep=1; shift ;;
 	-q) quiet=1; shift ;;
@@ -409,6 +422,8 @@ fi
 
 # --- disks ------------------------------------------------------------------------
 
+# QEMU_CACHE (run-qemu.sh --help) applies to every disk of the boot
+cache=${QEMU_CACHE:-unsafe}
 plain_img=$outdir/images/plain.img
 truncate -s "$size" "$plain_img"
 qemu_opts=${QEMU_OPTS:-}
@@ -423,21 +438,25 @@ for d in "${sel_dev[@]}"; do
 		# QEMU's block throttling; found in the guest by its serial.
 		# QEMU counts reads and writes against the limit (not flushes);
 		# without *-max, bursts of iops/10 are allowed.
-		qemu_opts+=" -drive if=none,id=bslow,file=${iops_img//,/,,},format=raw,cache=unsafe,$throttle"
+		qemu_opts+=" -drive if=none,id=bslow,file=${iops_img//,/,,},format=raw,cache=$cache,$throttle"
 		qemu_opts+=" -device virtio-blk-pci,drive=bslow,serial=ext4fc-bench-slow,addr=0x1e"
 	fi
 	if [[ $d == bw && $bw_used == 1 ]]; then
 		bw_img=$outdir/images/bw.img
 		truncate -s "$size" "$bw_img"
 		bw_throttle="throttling.bps-total=$((bps * 1048576))"
-		qemu_opts+=" -drive if=none,id=bbw,file=${bw_img//,/,,},format=raw,cache=unsafe,$bw_throttle"
+		qemu_opts+=" -drive if=none,id=bbw,file=${bw_img//,/,,},format=raw,cache=$cache,$bw_throttle"
 		qemu_opts+=" -device virtio-blk-pci,drive=bbw,serial=ext4fc-bench-bw,addr=0x1d"
 	fi
 done
 
 files=(-d "$plain_img" -f "$top/tests/harness/guest.sh" -f "$plan")
+if ((${#params[@]})); then
+	printf '%s\n' "${params[@]}" >"$outdir/params.txt"
+	files+=(-f "$outdir/params.txt")
+fi
 if grep -q '^[0-9]* nvme ' "$plan"; then
-	# run-qemu.sh's NVMe disk (cache=unsafe like the others; it has FUA)
+	# run-qemu.sh's NVMe disk (the same cache mode as the others; it has FUA)
 	nvme_img=$outdir/images/nvme.img
 	truncate -s "$size" "$nvme_img"
 	files+=(-n "$nvme_img")
@@ -450,7 +469,11 @@ started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 	echo "profile: $profile, $reps repetition(s), $n runs"
 	echo "host: $(nproc) CPUs, $(uname -r), $(qemu-system-x86_64 --version | head -n 1)"
 	echo "guest: kernel ${KVER:-$("$top/scripts/kver.sh")}, QEMU_SMP=${QEMU_SMP:-2}, memory 1024M"
-	echo "disks: $size raw sparse files, virtio-blk, cache=unsafe (flushes reach QEMU, not the host disk)"
+	if [[ $cache == unsafe ]]; then
+		echo "disks: $size raw sparse files, virtio-blk, cache=unsafe (flushes reach QEMU, not the host disk)"
+	else
+		echo "disks: $size raw sparse files, virtio-blk, cache=$cache (QEMU_CACHE: flushes reach the host disk)"
+	fi
 	echo "plain: the -d disk as run-qemu.sh attaches it"
 	echo "iops: ${throttle:-not used}"
 	echo "bw: ${bw_throttle:-not used}${bw_throttle:+ (the workloads:$bw_wl)}"
@@ -460,6 +483,7 @@ started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 		echo "nvme: not used"
 	fi
 	echo "configurations: ${sel_cfg[*]}; peers: ${sel_peers[*]:-none}"
+	echo "ext4fc module parameters: ${params[*]:-the defaults}"
 	[[ -z $sf_note ]] || echo "note: $sf_note"
 	echo "git: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 	for w in "${sel_wl[@]}"; do

@@ -96,8 +96,9 @@
  *   the range records of everything it moved (ext4_fc_track_shift(),
  *   up to FC_SHIFT_MAX_RUNS extents).  A directory that changes parent
  *   would need a new "..", which no record says: ineligible.  So is the
- *   freeing of an inode that was on the orphan list before the epoch
- *   (ext4_fc_orphan_freed()): no record takes it off the list on disk.
+ *   removal of an orphan entry made before the epoch (a truncate a full
+ *   commit caught half-way, an O_TMPFILE linked, an unlinked inode freed:
+ *   ext4_fc_orphan_del()): no record takes it off the list on disk.
  *
  * A directory's fsync
  *
@@ -178,6 +179,12 @@
  *   find it covers them (s_fc_covered, or with fsync_isolation the number
  *   of the last commit that logged their file, i_fc_snap) and return.
  *   A full commit's cleanup also drops from STAGING what it carried.
+ *   Their data goes as a group too: an fsync that comes while a fast
+ *   commit is on its way queues its file's range and sleeps until that
+ *   commit ends, and the first of them to wake writes the data of all,
+ *   under one plug, so that their blocks go as one request where they
+ *   are contiguous (ext4_fc_fsync_data(); fc_group_data, module
+ *   parameter, 1).
  *   With fc_batch_max_us (module parameter, 0: off) the fsyncs of
  *   several threads also wait for each other: a batching window as long
  *   as an average fast commit, opened by the fsync of a thread other than
@@ -214,13 +221,13 @@
  *
  * fc_info (/proc/fs/ext4fc/DEV/fc_info) counts the outcomes, the reasons,
  * the blocks written (and per fast commit), the fsyncs the fast commits
- * answered, the batching windows and the fsyncs that waited in them, the time per commit phase (choosing, records, data, fc
- * blocks), the full
- * commits the area made (synchronous ones it forced, background ones
- * started early), the in-inode xattr changes and range shifts logged,
- * the isolated commits and the inodes they left queued, the commits and
- * fsyncs selective flushing spared a flush, and a commit latency
- * histogram.
+ * answered, the batching windows and the fsyncs that waited in them, the
+ * fsyncs whose data went in groups, the time per commit phase (choosing,
+ * records, data, fc blocks), the full commits the area made (synchronous
+ * ones it forced, background ones started early), the in-inode xattr
+ * changes and range shifts logged, the isolated commits and the inodes
+ * they left queued, the commits and fsyncs selective flushing spared a
+ * flush, and a commit latency histogram.
  */
 
 #include "ext4.h"
@@ -282,6 +289,16 @@ static unsigned int fc_batch_max_us;
 module_param(fc_batch_max_us, uint, 0644);
 MODULE_PARM_DESC(fc_batch_max_us,
 		 "group commit: fsyncs of other threads wait up to this long (us) to share a fast commit (0: never)");
+
+/*
+ * Group data (ext4_fc_fsync_data()): fsyncs that come while a fast commit
+ * is on its way write their files' data together once it ends.  0: each
+ * fsync writes its own at once, as stock ext4 does.
+ */
+static unsigned int fc_group_data = 1;
+module_param(fc_group_data, uint, 0644);
+MODULE_PARM_DESC(fc_group_data,
+		 "fsyncs that wait for a running fast commit write their data as one group after it (0: each at once)");
 
 /* Outcome of one ext4_fc_commit() call, for the statistics. */
 enum fc_outcome {
@@ -635,20 +652,22 @@ void ext4_fc_mark_ineligible(struct super_block *sb, int reason,
 }
 
 /*
- * @inode, unlinked, is being freed (ext4_evict_inode()).  If it went onto
- * the orphan list in an earlier transaction, the list on disk may still
- * have it, and no record takes it off: after a replay, orphan recovery
- * would process the inode number again.  That is harmless unless a fast
- * commit logs a new file under the number, which it would then truncate
- * (a preallocation past EOF lost, mtime and ctime reset).  The number is
- * free from now on, so the epoch is ineligible.
+ * @inode is being taken off the orphan list (ext4_orphan_del()): its
+ * truncate is over, it was linked (O_TMPFILE) or it is being freed.  If
+ * it went onto the list in an earlier transaction, a full commit may have
+ * written it there, and no record takes it off: after a replay, orphan
+ * recovery would process the inode again, truncating a live file to its
+ * size (a preallocation past EOF lost, mtime and ctime reset) or one that
+ * a fast commit logged under the number of a freed one.  So the epoch is
+ * ineligible.  Within one transaction (a truncate, SQLite's journal held
+ * open and unlinked) the list on disk never had it.
  */
-void ext4_fc_orphan_freed(handle_t *handle, struct inode *inode)
+void ext4_fc_orphan_del(handle_t *handle, struct inode *inode)
 {
 	if (!ext4_handle_valid(handle) || !ext4_inode_orphan_tracked(inode) ||
 	    EXT4_I(inode)->i_fc_orphan_tid == handle->h_transaction->t_tid)
 		return;
-	ext4_fc_mark_ineligible(inode->i_sb, EXT4_FC_REASON_ORPHAN_FREED,
+	ext4_fc_mark_ineligible(inode->i_sb, EXT4_FC_REASON_ORPHAN_DEL,
 				handle);
 }
 
@@ -1963,6 +1982,84 @@ static void fc_batch(struct super_block *sb)
 	st->fc_batch_ns += ktime_to_ns(ktime_sub(ktime_get(), now));
 }
 
+/*
+ * Group data.  An fsync writes its file's data before it commits.  One
+ * that comes while a fast commit is on its way would wait for that commit
+ * before its own anyway: it queues its file's range instead, and sleeps
+ * until the commit ends.  Then the first of the queued fsyncs to wake
+ * writes the data of all of them, under one plug: their new blocks are
+ * allocated one after the other, so they go to the disk as one request
+ * where they are contiguous, and the commit that follows (one snapshot for
+ * all of them, as above) takes them all.  Each fsync then writes and waits
+ * for its own range as before, so what it returns with is what it always
+ * did: only the order of the writes changes.  An error stays with the
+ * file's mapping, where each fsync finds its own.  An fsync that finds no
+ * fast commit running writes its data at once.  fc_group_data (module
+ * parameter) 0 turns it off.
+ */
+struct fc_data_req {
+	struct list_head list;
+	struct address_space *mapping;
+	loff_t start, end;
+};
+
+static bool fc_data_turn(journal_t *journal, struct ext4fc_batch *b,
+			 int seen)
+{
+	return atomic_read(&b->ends) != seen ||
+	       !(READ_ONCE(journal->j_flags) & JBD2_FAST_COMMIT_ONGOING);
+}
+
+int ext4_fc_fsync_data(struct file *file, loff_t start, loff_t end)
+{
+	struct inode *inode = file->f_mapping->host;
+	struct super_block *sb = inode->i_sb;
+	struct ext4_sb_info *sbi = EXT4_SB(sb);
+	journal_t *journal = sbi->s_journal;
+	struct ext4fc_batch *b = &sbi->s_fc_batch;
+	struct fc_data_req req = {
+		.mapping = file->f_mapping,
+		.start = start,
+		.end = end,
+	}, *r;
+	struct blk_plug plug;
+	LIST_HEAD(group);
+	int seen, n = 0;
+
+	if (!READ_ONCE(fc_group_data) || !journal || fc_off(sb) ||
+	    !S_ISREG(inode->i_mode) || ext4_should_journal_data(inode))
+		return file_write_and_wait_range(file, start, end);
+	seen = atomic_read(&b->ends);
+	if (!(READ_ONCE(journal->j_flags) & JBD2_FAST_COMMIT_ONGOING))
+		return file_write_and_wait_range(file, start, end);
+
+	spin_lock(&sbi->s_fc_lock);
+	list_add_tail(&req.list, &b->data_q);
+	spin_unlock(&sbi->s_fc_lock);
+	/* the hand-over that ends the commit wakes us (fc_cleanup() first) */
+	wait_event(journal->j_fc_wait, fc_data_turn(journal, b, seen));
+
+	/* the queued fsyncs wait here until the group's data is sent */
+	mutex_lock(&b->data_lock);
+	spin_lock(&sbi->s_fc_lock);
+	list_splice_init(&b->data_q, &group);
+	spin_unlock(&sbi->s_fc_lock);
+	blk_start_plug(&plug);
+	list_for_each_entry(r, &group, list) {
+		filemap_fdatawrite_range(r->mapping, r->start, r->end);
+		n++;
+	}
+	blk_finish_plug(&plug);
+	mutex_unlock(&b->data_lock);
+	if (n > 1) {
+		spin_lock(&sbi->s_fc_lock);
+		sbi->s_fc_stats.fc_data_groups++;
+		sbi->s_fc_stats.fc_data_grouped += n;
+		spin_unlock(&sbi->s_fc_lock);
+	}
+	return file_write_and_wait_range(file, start, end);
+}
+
 /* --- the commit (ext4_fc_commit(), from fsync) ----------------------- */
 
 /*
@@ -2237,6 +2334,7 @@ static void fc_cleanup(journal_t *journal, int full, tid_t tid)
 	LIST_HEAD(names);
 
 	trace_ext4_fc_cleanup(journal, full, tid);
+	atomic_inc(&sbi->s_fc_batch.ends);	/* before the hand-over's wake-up */
 	if (full)
 		sbi->s_fc_bh = NULL;	/* released with the rest below */
 	jbd2_fc_release_bufs(journal);
@@ -2283,6 +2381,8 @@ void ext4_fc_init_sb(struct super_block *sb)
 	ext4_clear_mount_flag(sb, EXT4_MF_FC_INELIGIBLE);
 	memset(&sbi->s_fc_stats, 0, sizeof(sbi->s_fc_stats));
 	memset(&sbi->s_fc_batch, 0, sizeof(sbi->s_fc_batch));
+	INIT_LIST_HEAD(&sbi->s_fc_batch.data_q);
+	mutex_init(&sbi->s_fc_batch.data_lock);
 	memset(&sbi->s_fc_replay_state, 0, sizeof(sbi->s_fc_replay_state));
 	atomic64_set(&sbi->s_fc_data_seq, 0);
 	atomic64_set(&sbi->s_fc_flushed_seq, 0);
@@ -2316,7 +2416,7 @@ static const struct {
 	{ EXT4_FC_REASON_INODE_JOURNAL_DATA, "Data journalling" },
 	{ EXT4_FC_REASON_ENCRYPTED_FILENAME, "Encrypted filename" },
 	{ EXT4_FC_REASON_NO_EXTENTS, "Block-mapped file" },
-	{ EXT4_FC_REASON_ORPHAN_FREED, "Orphan freed" },
+	{ EXT4_FC_REASON_ORPHAN_DEL, "Orphan removed" },
 };
 
 /* --- fc_info --------------------------------------------------------- */
@@ -2397,6 +2497,8 @@ int ext4_fc_info_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "%lu batching windows, %lu fsyncs waited in them, %lluus in total\n",
 		   st->fc_batch_windows, st->fc_batch_waits,
 		   div_u64(st->fc_batch_ns, NSEC_PER_USEC));
+	seq_printf(seq, "%lu data groups, %lu fsyncs wrote their data in them\n",
+		   st->fc_data_groups, st->fc_data_grouped);
 	seq_printf(seq, "%lu.%02lu fc blocks per fast commit\n",
 		   blk100 / 100, blk100 % 100);
 	seq_printf(seq, "%lu in-inode xattr changes logged\n",

@@ -55,6 +55,10 @@ enum {
 struct ext4fc_batch {
 	pid_t last;		/* thread of the last fsync that committed */
 	ktime_t end;		/* the open window closes then */
+	/* group data (ext4_fc_fsync_data()) */
+	struct list_head data_q;	/* fsyncs whose data waits (s_fc_lock) */
+	struct mutex data_lock;		/* one writer of that data at a time */
+	atomic_t ends;			/* commits ended (fc_cleanup()) */
 };
 
 /*
@@ -66,8 +70,9 @@ struct ext4fc_batch {
  *    commits, and the fsync it answered;
  *  - anyone under s_fc_lock (fc_count() and the tracking paths): the
  *    reasons, in-inode xattrs, shifts, directory moves, directory fsyncs,
- *    fsyncs with nothing left to log, the selective-flush counts, and the
- *    batching windows and the fsyncs that waited in one (fc_batch());
+ *    fsyncs with nothing left to log, the selective-flush counts, the
+ *    batching windows and the fsyncs that waited in one (fc_batch()),
+ *    and the data written for several fsyncs at once (fc_group_data);
  *  - an fsync that did not get the journal, under neither: fc_fsyncs and
  *    the skipped commits when another commit covered it, the failed and
  *    ineligible commits when none could start, the waits for a full
@@ -101,6 +106,8 @@ struct ext4_fc_stats {
 	u64 fc_full_wait_max_ns;		/* the longest */
 	unsigned long fc_batch_windows;		/* batching windows opened */
 	unsigned long fc_batch_waits;		/* fsyncs that slept in one */
+	unsigned long fc_data_groups;		/* several fsyncs' data, one write */
+	unsigned long fc_data_grouped;		/* the fsyncs in those */
 	u64 fc_batch_ns;			/* how long they slept, summed */
 	u64 s_fc_avg_commit_time;		/* ns, weighted 3:1 to the past */
 	u64 fc_held_off_ns;			/* new handles waited: drain + window */

@@ -126,7 +126,7 @@ enum {
 	EXT4_FC_REASON_INODE_JOURNAL_DATA = 8,
 	EXT4_FC_REASON_ENCRYPTED_FILENAME = 9,
 	EXT4_FC_REASON_NO_EXTENTS = 10,	/* ours: a file without an extent tree */
-	EXT4_FC_REASON_ORPHAN_FREED = 11, /* ours: ext4_fc_orphan_freed() */
+	EXT4_FC_REASON_ORPHAN_DEL = 11, /* ours: ext4_fc_orphan_del() */
 	EXT4_FC_REASON_MAX = 12
 };
 

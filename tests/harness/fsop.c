@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -826,22 +827,31 @@ static int cmd_mknod(char **argv)
 }
 
 /*
- * tmpfile DIR NAME LEN SEED [fsync]: an O_TMPFILE file in DIR, LEN bytes of
- * the pwrite pattern of SEED written to it (fsync'd while it has no name,
+ * tmpfile DIR NAME LEN SEED [fsync] [syncfs]: an O_TMPFILE file in DIR, LEN
+ * bytes of the pwrite pattern of SEED written to it (fsync'd while it has no
+ * name, and then a full commit of the file system with it on the orphan list,
  * if asked), then given NAME with linkat(AT_EMPTY_PATH).
  */
 static int cmd_tmpfile(char **argv)
 {
 	unsigned char *buf = get_buf();
 	uint64_t len, seed, off = 0;
-	int fd, ret;
+	bool do_fsync = false, do_syncfs = false;
+	int fd, ret, i;
 
 	ret = get_size("length", argv[2], &len) ?:
 	      get_size("seed", argv[3], &seed);
 	if (ret)
 		return ret;
-	if (argv[4] && strcmp(argv[4], "fsync"))
-		return bad_usage("tmpfile: unknown flag '%s' (fsync)", argv[4]);
+	for (i = 4; argv[i]; i++) {
+		if (!strcmp(argv[i], "fsync"))
+			do_fsync = true;
+		else if (!strcmp(argv[i], "syncfs"))
+			do_syncfs = true;
+		else
+			return bad_usage("tmpfile: unknown flag '%s' (fsync, syncfs)",
+					 argv[i]);
+	}
 	fd = open(argv[0], O_TMPFILE | O_RDWR, 0644);
 	if (fd < 0)
 		return fail("tmpfile: open O_TMPFILE in", argv[0]);
@@ -858,8 +868,10 @@ static int cmd_tmpfile(char **argv)
 		}
 		off += done;
 	}
-	if (argv[4] && fsync(fd))
+	if (do_fsync && fsync(fd))
 		return fail("tmpfile: fsync (no name yet) in", argv[0]);
+	if (do_syncfs && syncfs(fd))
+		return fail("tmpfile: syncfs (no name yet) in", argv[0]);
 	if (linkat(fd, "", AT_FDCWD, argv[1], AT_EMPTY_PATH))
 		return fail("tmpfile: linkat to", argv[1]);
 	return close_fd("tmpfile", argv[1], fd);
@@ -1137,8 +1149,8 @@ static const struct command {
 	{ "symlink", 2, 2, "TARGET NAME", "symlink(2)", cmd_symlink },
 	{ "mknod", 2, 4, "NAME fifo|chr|blk [MAJOR MINOR]",
 	  "mknod(2), mode 0644", cmd_mknod },
-	{ "tmpfile", 4, 5, "DIR NAME LEN SEED [fsync]",
-	  "O_TMPFILE in DIR, LEN bytes of SEED's pattern (fsync'd nameless if asked), then linkat(2) to NAME",
+	{ "tmpfile", 4, 6, "DIR NAME LEN SEED [fsync] [syncfs]",
+	  "O_TMPFILE in DIR, LEN bytes of SEED's pattern (fsync'd, syncfs'd nameless if asked), then linkat(2) to NAME",
 	  cmd_tmpfile },
 	{ "fill", 1, 1, "FILE",
 	  "fallocate FILE larger until the file system is full (ENOSPC at one block); prints the bytes",

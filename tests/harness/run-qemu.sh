@@ -138,6 +138,8 @@ after SCRIPT ended and $OUT was saved:
 
 Environment: KVER (kernel to boot), QEMU_APPEND (more kernel parameters),
 QEMU_OPTS (more QEMU options, split on blanks), QEMU_SMP (default 2),
+QEMU_CACHE (the -d and -n disks' cache mode, default unsafe; writeback
+passes the guest's flushes on to the host's disk as fdatasync),
 RESULTS_SIZE (size of the results disk, default 512M), KERNEL_BOOT (pvh,
 the default: boot an uncompressed copy of the same kernel, build/vmlinux-$KVER,
 through its PVH entry, ~5 s faster under TCG; bzimage: boot vmlinuz as is).
@@ -528,9 +530,10 @@ else
 fi
 qemu+=(-chardev "file,id=status,path=$(qemu_path "$outdir/status")" -serial chardev:status)
 # disk ID IMAGE DEVICE SLOT: IMAGE as drive ID on DEVICE (serial
-# ext4fc-ID) in PCI slot SLOT, cache=unsafe (see -d in --help)
+# ext4fc-ID) in PCI slot SLOT, cache=unsafe (see -d in --help) unless
+# QEMU_CACHE says otherwise
 disk() {
-	qemu+=(-drive "if=none,id=$1,file=$(qemu_path "$2"),format=raw,cache=unsafe,discard=unmap"
+	qemu+=(-drive "if=none,id=$1,file=$(qemu_path "$2"),format=raw,cache=${QEMU_CACHE:-unsafe},discard=unmap"
 		-device "$3,drive=$1,serial=ext4fc-$1,addr=$(printf '0x%x' "$4")")
 }
 i=0

@@ -237,7 +237,8 @@ cr_fc_expect() {
 	} | awk -F'\t' -v writer="$cr_fs_writer" '
 	FILENAME == ARGV[1] { split($0, w, " "); if (w[1] == "fc" || w[1] == "fc." writer) { n++; want[n] = $0; sub(/^fc(\.[a-z0-9]+)? +/, "", want[n]) }; next }
 	# fc_info_kv KEY -> the short names below; "N batching windows, M
-	# fsyncs waited in them, ...": M as "waited"
+	# fsyncs waited in them, ...": M as "waited"; "N data groups, M fsyncs
+	# wrote their data in them": N as "groups", M as "grouped"
 	function short(k) {
 		if (k == "commits" || k == "ineligible" || k == "failed" || k == "skipped")
 			return k
@@ -246,6 +247,8 @@ cr_fc_expect() {
 		if (k == "isolated fast commits") return "isolated"
 		if (k == "batching windows") return "batching"
 		if (k == "batching windows: fsyncs waited in them") return "waited"
+		if (k == "data groups") return "groups"
+		if (k == "data groups: fsyncs wrote their data in them") return "grouped"
 		return k ~ /^"/ ? k : ""
 	}
 	$1 == "before" && short($2) != "" { b[short($2)] = $3; next }
@@ -291,6 +294,10 @@ cr_fc_expect() {
 				dsk = a["skipped"] - b["skipped"]
 				if (dc < 1 || di != 0 || dbw < 1 || dbf < 2 || dsk < 1)
 					bad = bad "want fast commits, a batching window that two fsyncs or more waited in, one of them answered by another\047s commit (skipped), nothing ineligible (got windows +" dbw ", fsyncs waited +" dbf ", skipped +" dsk "); "
+			} else if (what == "grouped") {
+				dg = a["groups"] - b["groups"]; dgf = a["grouped"] - b["grouped"]
+				if (dc < 1 || di != 0 || dg < 1 || dgf < 2)
+					bad = bad "want fast commits, the data of two fsyncs or more written as one group, nothing ineligible (got groups +" dg ", fsyncs in them +" dgf "); "
 			} else if (what == "isolated") {
 				# "isolated N [REASON]"
 				ni = w[2]; sub(/^[0-9]+ */, "", reason); key = "\"" reason "\":"

@@ -59,8 +59,9 @@
 #   verity F                  enable fs-verity on F (mkfs -O verity): its
 #                             Merkle tree goes past i_size
 #   symlink TARGET NAME | mknod NAME fifo|chr|blk [MAJ MIN]
-#   tmpfile DIR NAME LEN SEED [fsync]   O_TMPFILE, written (fsync'd while
-#                             nameless), then linkat(2) to NAME
+#   tmpfile DIR NAME LEN SEED [fsync] [syncfs]   O_TMPFILE, written
+#                             (fsync'd while nameless; a full commit with
+#                             it on the orphan list), then linkat(2) to NAME
 #   remount                   remount read-only and back (the log on disk
 #                             is empty until the next full commit)
 #   hold N F                  open F (created if missing) and keep it open
@@ -103,7 +104,9 @@
 #                             none failed; REASON, if given, counted),
 #                             batched (fast commits, a batching window
 #                             two fsyncs or more waited in, one answered
-#                             by another's commit; fcbatch)
+#                             by another's commit; fcbatch), grouped
+#                             (fast commits, and the data of two fsyncs
+#                             or more written as one group: fc_group_data)
 #   fcarea full               at the power cut the last valid fast commit
 #                             ends in the area's last block (fcdump of the
 #                             crashed image; not a full area: the case
