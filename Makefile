@@ -185,7 +185,8 @@ reset-src:
 
 helpers: $(HELPERS)
 
-$(BUILD)/bin/fsop: $(TOP)/tests/src/fsop.c
+# fsop: the harness's own guest tool (tests/harness).
+$(BUILD)/bin/fsop: $(TOP)/tests/harness/fsop.c
 	$(call need,gcc,gcc)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)test -e /usr/lib/x86_64-linux-gnu/libc.a || { echo "static libc missing: install libc6-dev (or run 'make deps')" >&2; exit 1; }
@@ -293,14 +294,16 @@ fuzz: $(FUZZER)
 
 initramfs: $(INITRAMFS)
 
-# build.sh lists the optional host files it did not find in
+# build-initramfs.sh lists the optional host files it did not find in
 # $(INITRAMFS).skipped; one that is there now makes the initramfs stale.
 INITRAMFS_NOW_THERE = $(wildcard $(shell cat $(INITRAMFS).skipped 2>/dev/null))
 
-$(INITRAMFS): $(TOP)/initramfs/build.sh $(TOP)/initramfs/files.list \
-		$(TOP)/initramfs/init $(MODULES) $(HELPERS) $(TOOLS) $(BUILD)/kver \
+# The QEMU harness (tests/harness): its list, its /init, its builder.
+HARNESS := $(TOP)/tests/harness
+$(INITRAMFS): $(HARNESS)/build-initramfs.sh $(HARNESS)/files.list \
+		$(HARNESS)/init $(MODULES) $(HELPERS) $(TOOLS) $(BUILD)/kver \
 		$(if $(INITRAMFS_NOW_THERE),FORCE)
-	$(Q)$(TOP)/initramfs/build.sh $@
+	$(Q)$(HARNESS)/build-initramfs.sh $@
 
 # --- running ---------------------------------------------------------------
 

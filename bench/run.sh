@@ -450,7 +450,7 @@ for d in "${sel_dev[@]}"; do
 	fi
 done
 
-files=(-d "$plain_img" -f "$top/tests/lib/guest.sh" -f "$plan")
+files=(-d "$plain_img" -f "$top/tests/harness/guest.sh" -f "$plan")
 if ((${#params[@]})); then
 	printf '%s\n' "${params[@]}" >"$outdir/params.txt"
 	files+=(-f "$outdir/params.txt")

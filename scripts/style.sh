@@ -35,10 +35,11 @@ echo "checkpatch: ${#cfiles[@]} C file(s), ${#patches[@]} patch(es)"
 files() {
 	git ls-files --cached --others --exclude-standard "$@" | sort -u
 }
-# Host: bash.  Guest (busybox sh): init, *.guest, the guest library.
+# Host: bash.  Guest (busybox sh): the harness's init and guest library,
+# *.guest.
 mapfile -t host_sh < <(files '*.sh' run-qemu.sh .ci/run 'tests/*/[0-9][0-9][0-9]' |
-	grep -v '^tests/lib/guest.sh$')
-mapfile -t guest_sh < <(files initramfs/init '*.guest' tests/lib/guest.sh)
+	grep -v '^tests/harness/guest.sh$')
+mapfile -t guest_sh < <(files tests/harness/init '*.guest' tests/harness/guest.sh)
 if ((${#host_sh[@]})) && ! shellcheck "${host_sh[@]}"; then
 	fail=1
 fi

@@ -12,7 +12,7 @@ truncate -s 128M "$img"
 mkfs.ext4 -q -F -O fast_commit "$img"
 echo "demo: made $img (mkfs.ext4 -O fast_commit, 128 MiB); booting QEMU"
 rc=0
-"$top/run-qemu.sh" -q -o "$out/run" -f "$top/tests/lib/guest.sh" -d "$img" \
+"$top/run-qemu.sh" -q -o "$out/run" -f "$top/tests/harness/guest.sh" -d "$img" \
 	"$top/tests/demo.guest" || rc=$?
 # The guest's own lines (the kernel's are in console.log, with timestamps).
 grep -av -e '^\[ *[0-9]*\.[0-9]*\]' -e '^ext4fc-harness' "$out/run/console.log" |

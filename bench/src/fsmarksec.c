@@ -54,7 +54,6 @@ struct options {
 };
 
 struct worker {
-	pthread_t tid;
 	unsigned int id;
 	const struct options *opt;
 	unsigned long done;
@@ -206,14 +205,9 @@ static int run(const struct options *o)
 		memset(ws[i].buf, 'x', o->size + 1);
 	}
 	t0 = now_ns();
+	if (run_workers(ws, sizeof(*ws), o->threads, worker_main, prog))
+		return 1;
 	for (i = 0; i < o->threads; i++) {
-		if (pthread_create(&ws[i].tid, NULL, worker_main, &ws[i])) {
-			fprintf(stderr, "%s: cannot start thread %lu\n", prog, i);
-			return 1;
-		}
-	}
-	for (i = 0; i < o->threads; i++) {
-		pthread_join(ws[i].tid, NULL);
 		n += ws[i].done;
 		if (ws[i].what) {
 			fprintf(stderr, "%s: %s %s: %s\n", prog, ws[i].what,

@@ -59,7 +59,6 @@ struct options {
 };
 
 struct worker {
-	pthread_t tid;
 	unsigned int id;
 	const struct options *opt;
 	uint64_t rnd;
@@ -319,14 +318,9 @@ static int run(const struct options *o)
 		}
 	}
 	t_start = now();
+	if (run_workers(ws, sizeof(*ws), o->threads, worker_main, prog))
+		return 1;
 	for (i = 0; i < o->threads; i++) {
-		if (pthread_create(&ws[i].tid, NULL, worker_main, &ws[i])) {
-			fprintf(stderr, "%s: cannot start thread %lu\n", prog, i);
-			return 1;
-		}
-	}
-	for (i = 0; i < o->threads; i++) {
-		pthread_join(ws[i].tid, NULL);
 		loops += ws[i].done;
 		nlat += ws[i].nlat;
 		err |= ws[i].err;

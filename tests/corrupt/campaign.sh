@@ -23,34 +23,22 @@ export SEQ=corrupt/campaign RESULTS=$base
 set +e
 # shellcheck source=lib/host.sh
 . "$top/tests/corrupt/lib/host.sh"
+# shellcheck source=../lib/batches.sh
+. "$top/tests/lib/batches.sh"
 corrupt_need
 (set -e; corrupt_bases) || exit 1
-: >"$base/verdicts"
-t0=$(date +%s)
-s=$start
-end=$((start + n - 1))
-while ((s <= end)); do
-	e=$((s + batch - 1))
-	((e > end)) && e=$end
-	dir=$base/$s-$e
-	mkdir -p "$dir"
-	(
-		export RESULTS=$dir
-		set -e
-		corrupt_plan "$dir/plan" $((e - s + 1)) "$s"
-		corrupt_run "$dir/plan"
-		set +e
-		corrupt_report "images $s..$e"
-	) >"$dir/out.log" 2>&1
-	cat "$dir/verdicts" >>"$base/verdicts" 2>/dev/null
-	done_n=$((e - start + 1))
-	secs=$(($(date +%s) - t0))
-	np=$(awk -F'\t' '$5 == "pass"' "$base/verdicts" | wc -l)
-	nf=$(awk -F'\t' '$5 == "fail"' "$base/verdicts" | wc -l)
-	echo "corrupt: $done_n/$n images ($s..$e done): $np passed, $nf failed; ${secs}s, ~$((secs * (n - done_n) / done_n))s to go"
-	s=$((e + 1))
-done
-secs=$(($(date +%s) - t0))
+
+# one_batch DIR S E: images S..E, one boot
+one_batch() (
+	export RESULTS=$1
+	set -e
+	corrupt_plan "$1/plan" $(($3 - $2 + 1)) "$2"
+	corrupt_run "$1/plan"
+	set +e
+	corrupt_report "images $2..$3"
+)
+run_batches corrupt images "$n" "$start" "$batch" "$base" one_batch
+secs=$batches_secs
 echo
 corrupt_report "corrupt: $n image(s) in ${secs}s" "$base/verdicts"
 mkdir -p "$top/build/results/corrupt"

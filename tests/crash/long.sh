@@ -27,38 +27,26 @@ esac
 base=$top/build/results/crash-long
 rm -rf "$base"
 mkdir -p "$base"
-: >"$base/verdicts"
-t0=$(date +%s)
-done_n=0
-s=$start
-end=$((start + nseeds - 1))
-while ((s <= end)); do
-	e=$((s + batch - 1))
-	((e > end)) && e=$end
-	dir=$base/$s-$e
-	mkdir -p "$dir"
-	seq "$s" "$e" | sed "s/.*/$kind & $method $writer $replayer/" >"$dir/plan"
+# shellcheck source=../lib/batches.sh
+. "$top/tests/lib/batches.sh"
+
+# one_batch DIR S E: seeds S..E, one boot
+one_batch() {
+	seq "$2" "$3" | sed "s/.*/$kind & $method $writer $replayer/" >"$1/plan"
 	(
-		export SEQ=crash/long RESULTS=$dir
+		export SEQ=crash/long RESULTS=$1
 		# shellcheck source=../lib/common.sh
 		. "$top/tests/lib/common.sh"
 		set +e
 		# shellcheck source=lib/host.sh
 		. "$top/tests/crash/lib/host.sh"
 		crash_need
-		crash_run "$dir/plan"
-		crash_report "seeds $s..$e"
-	) >"$dir/out.log" 2>&1
-	cat "$dir/verdicts" >>"$base/verdicts" 2>/dev/null
-	done_n=$((e - start + 1))
-	secs=$(($(date +%s) - t0))
-	nf=$(awk -F'\t' '$5 == "fail"' "$base/verdicts" | wc -l)
-	np=$(awk -F'\t' '$5 == "pass"' "$base/verdicts" | wc -l)
-	eta=$((secs * (nseeds - done_n) / done_n))
-	echo "crash-long: $done_n/$nseeds seeds ($s..$e done): $np passed, $nf failed; ${secs}s, ~${eta}s to go"
-	s=$((e + 1))
-done
-secs=$(($(date +%s) - t0))
+		crash_run "$1/plan"
+		crash_report "seeds $2..$3"
+	)
+}
+run_batches crash-long seeds "$nseeds" "$start" "$batch" "$base" one_batch
+secs=$batches_secs
 echo
 awk -F'\t' '{ m[$2]++; if ($5 != "pass") f[$2]++ }
 	END { for (k in m) printf "  method %-15s %5d seed(s), %d not passed\n", k, m[k], f[k] }' "$base/verdicts" | sort

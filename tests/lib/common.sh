@@ -32,7 +32,7 @@ mkimg() {
 }
 
 # guest GUEST_SCRIPT [run-qemu.sh options...] [-- ARGS]: boot and run a
-# guest script next to tests/lib/guest.sh; returns its status.
+# guest script next to tests/harness/guest.sh; returns its status.
 guest() {
 	local script=$1 rc=0 opts=()
 	shift
@@ -41,7 +41,7 @@ guest() {
 		shift
 	done
 	(($#)) && shift
-	"$TOP/run-qemu.sh" -q -o "$RESULTS/guest" -f "$TOP/tests/lib/guest.sh" \
+	"$TOP/run-qemu.sh" -q -o "$RESULTS/guest" -f "$TOP/tests/harness/guest.sh" \
 		"${opts[@]}" "$script" "$@" || rc=$?
 	if [[ -f "$RESULTS/guest/console.log" ]]; then
 		cp "$RESULTS/guest/console.log" "$RESULTS/console.log"

@@ -31,7 +31,7 @@ esac
 out=$OUT/fail/$tag.txt
 dmesg -c >/dev/null
 if [ "$ST_ORACLE" = data ]; then
-	# shellcheck source=../crash/lib/crash.sh
+	# shellcheck source=../crash/lib/crash.sh source-path=SCRIPTDIR/../crash/lib
 	. "$TESTDIR/crash.sh"
 	set -f
 	CR_MNT=$MNT cr_dir=$ST_CASE cr_threads=$ST_THREADS

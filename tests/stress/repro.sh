@@ -25,7 +25,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/stress-repro.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cp --sparse=always "$raw" "$work/point.img"
 rc=0
-"$top/run-qemu.sh" -q -o "$work/out" -f "$top/tests/lib/guest.sh" -d "$work/point.img" \
+"$top/run-qemu.sh" -q -o "$work/out" -f "$top/tests/harness/guest.sh" -d "$work/point.img" \
 	"$top/tests/stress/point.guest" "$fs" || rc=$?
 grep -av '^\[ *[0-9]*\.[0-9]*\]' "$work/out/console.log" | grep -av '^ext4fc-harness' || true
 echo "raw image (unchanged): $raw"

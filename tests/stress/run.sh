@@ -149,6 +149,12 @@ else
 fi
 echo "stress: $nruns run(s): seeds $start..$((start + seeds - 1)), mix ${mixes[*]}, fs ${fss[*]}, model $model, $work, ${size} MiB $disk disks, $batch run(s) a boot; results in ${out#"$top"/}/"
 
+# the crash suite's guest side, crash.sh and its parts (crash-*.sh)
+crash_lib=()
+for f in "$top"/tests/crash/lib/crash*.sh; do
+	crash_lib+=(-f "$f")
+done
+
 : >"$out/runs.tsv"
 t0=$(date +%s)
 boot=0 bad_boots=0 done_runs=0
@@ -169,7 +175,7 @@ while ((done_runs < nruns)); do
 	[[ $oracle == data ]] && per_run=$((ops * procs * 8 + 300))
 	"$top/run-qemu.sh" -q -t $((300 + n * ${#models[@]} * per_run)) -o "$dir/guest" \
 		"$dflag" "$dir/data.img" "$dflag" "$dir/aux.img" \
-		-f "$top/tests/lib/guest.sh" -f "$top/tests/crash/lib/crash.sh" \
+		-f "$top/tests/harness/guest.sh" "${crash_lib[@]}" \
 		-f "$top/tests/stress/point.sh" -f "$dir/plan" "${fsstress[@]}" \
 		"$top/tests/stress/stress.guest" plan "$disk" >"$dir/run-qemu.log" 2>&1 || rc=$?
 	rm -f "$dir/data.img" "$dir/aux.img"

@@ -72,7 +72,7 @@ corrupt_bases() {
 	done
 	out=$CORRUPT_BASE/guest
 	mapfile -t names < <(corrupt_base_names)
-	"$TOP/run-qemu.sh" -q -t 300 -o "$out" "${args[@]}" -f "$TOP/tests/lib/guest.sh" \
+	"$TOP/run-qemu.sh" -q -t 300 -o "$out" "${args[@]}" -f "$TOP/tests/harness/guest.sh" \
 		-f "$CORRUPT_DIR/lib/manifest.sh" "$CORRUPT_DIR/lib/base.guest" \
 		"${names[@]}" || rc=$?
 	if ((rc)); then
@@ -141,7 +141,7 @@ corrupt_boot() {
 	args+=(-d "$out.scratch.img")
 	# the bases are read only: a copy goes onto the scratch disk each time
 	"$TOP/run-qemu.sh" "${q[@]}" -t $((90 + 6 * n)) -o "$out" "${args[@]}" \
-		-f "$TOP/tests/lib/guest.sh" -f "$CORRUPT_DIR/lib/manifest.sh" -f "$plan" \
+		-f "$TOP/tests/harness/guest.sh" -f "$CORRUPT_DIR/lib/manifest.sh" -f "$plan" \
 		"$CORRUPT_DIR/lib/corrupt.guest" "$(basename "$plan")" \
 		"$(corrupt_disk ${#CORRUPT_BASES[@]})" || rc=$?
 	rm -f "$out.scratch.img"

@@ -1,16 +1,17 @@
 #!/bin/bash
-# Prove the QEMU harness (run-qemu.sh, initramfs/, fsop): every case boots
-# the guest (or feeds the console scanner a canned log) and checks one
-# promise of ./run-qemu.sh --help.  Runs on the host, needs no root.
+# Prove the QEMU harness (this folder: run-qemu.sh, the initramfs, fsop):
+# every case boots the guest (or feeds the console scanner a canned log)
+# and checks one promise of ./run-qemu.sh --help, through the root's entry
+# point that users type.  Runs on the host, needs no root.
 #
-#   tests/harness-selftest.sh [CASE...]     e.g. tests/harness-selftest.sh 003 005
+#   tests/harness/selftest.sh [CASE...]     e.g. tests/harness/selftest.sh 003 005
 #
 # Prints one fstests-like line per case and "N passed, N failed[, N not
 # run]"; exits 0 only when nothing failed.  Each case's files stay in
 # build/selftest/NNN/ for a look afterwards.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 run=$root/run-qemu.sh
 fsop=$root/build/bin/fsop
 work=$root/build/selftest

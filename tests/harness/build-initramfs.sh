@@ -1,7 +1,7 @@
 #!/bin/bash
-# Build the harness's base initramfs from initramfs/files.list.
+# Build the harness's base initramfs from tests/harness/files.list.
 #
-#   initramfs/build.sh [-l FILES_LIST] OUTPUT.cpio.gz
+#   tests/harness/build-initramfs.sh [-l FILES_LIST] OUTPUT.cpio.gz
 #
 # Needs no root: everything is staged in a temporary directory next to
 # OUTPUT and packed with "cpio -o -H newc -R 0:0"; the one device node the
@@ -16,9 +16,10 @@
 # (make rebuilds the initramfs when one appears).
 set -euo pipefail
 
-prog=initramfs/build.sh
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-list=$root/initramfs/files.list
+prog=tests/harness/build-initramfs.sh
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+list=$here/files.list
 
 die() {
 	echo "$prog: $*" >&2
@@ -34,7 +35,7 @@ usage() {
 usage: $prog [-l FILES_LIST] OUTPUT.cpio.gz
 
 Builds the base initramfs of the QEMU harness (default list:
-initramfs/files.list; see its header for the syntax).  KVER comes from
+tests/harness/files.list; see its header for the syntax).  KVER comes from
 scripts/kver.sh (\$KVER in the environment wins).
 EOF
 }
